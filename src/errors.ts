@@ -1,0 +1,148 @@
+/**
+ * Every failure engram reports is one of these classes. Each carries a stable
+ * `code` so callers can branch without `instanceof` (which breaks across
+ * realms, e.g. errors rebuilt after crossing the worker boundary).
+ */
+export type ErrorCode =
+  | 'VALIDATION'
+  | 'LIMIT'
+  | 'NOT_FOUND'
+  | 'PROVIDER'
+  | 'CLOSED'
+  | 'EMBEDDER'
+  | 'STORAGE'
+  | 'QUOTA'
+  | 'IMPORT';
+
+export interface ValidationIssue {
+  /** Dotted path to the offending field, e.g. `context.tags.2`; empty for the value itself. */
+  path: string;
+  message: string;
+}
+
+export class EngramError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** An input did not match its schema. `issues` lists every field that was wrong. */
+export class ValidationError extends EngramError {
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = []) {
+    super('VALIDATION', message, { issues });
+    this.issues = issues;
+  }
+}
+
+/** An input was well-formed but over a documented size or count limit. */
+export class LimitError extends EngramError {
+  constructor(message: string, details: { limit: number; actual: number; field: string }) {
+    super('LIMIT', message, details);
+  }
+}
+
+/** No record with that id exists (for that kind). */
+export class NotFoundError extends EngramError {
+  readonly id: string;
+  readonly kind: string;
+  constructor(kind: string, id: string) {
+    super('NOT_FOUND', `No ${kind} with id "${id}" exists.`, { kind, id });
+    this.id = id;
+    this.kind = kind;
+  }
+}
+
+/** The LLM provider failed: HTTP error, timeout, unusable reply, over budget. */
+export class ProviderError extends EngramError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('PROVIDER', message, details);
+  }
+}
+
+/** The memory was closed; create a new one with `createMemory()`. */
+export class ClosedError extends EngramError {
+  constructor(operation: string) {
+    super('CLOSED', `Cannot ${operation}: this memory has been closed.`, { operation });
+  }
+}
+
+/** The embedding model could not be loaded or failed to embed. */
+export class EmbedderError extends EngramError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('EMBEDDER', message, details);
+  }
+}
+
+/** IndexedDB refused or failed a transaction; nothing from it was written. */
+export class StorageError extends EngramError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('STORAGE', message, details);
+  }
+}
+
+/** The browser's storage quota is exhausted even after eviction; nothing was written. */
+export class QuotaError extends EngramError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('QUOTA', message, details);
+  }
+}
+
+/** An export file was corrupt, truncated or of an unknown version; nothing was imported. */
+export class ImportError extends EngramError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('IMPORT', message, details);
+  }
+}
+
+const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
+  VALIDATION: ValidationError,
+  LIMIT: LimitError,
+  NOT_FOUND: NotFoundError,
+  PROVIDER: ProviderError,
+  CLOSED: ClosedError,
+  EMBEDDER: EmbedderError,
+  STORAGE: StorageError,
+  QUOTA: QuotaError,
+  IMPORT: ImportError,
+};
+
+/** Plain-data form of an error, for crossing a worker boundary. */
+export interface SerializedError {
+  name: string;
+  code?: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  stack?: string;
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof EngramError) {
+    return { name: error.name, code: error.code, message: error.message, details: error.details, stack: error.stack };
+  }
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+  return { name: 'Error', message: String(error) };
+}
+
+/** Rebuilds the typed error on the receiving side, keeping class, code and details. */
+export function deserializeError(data: SerializedError): Error {
+  const Ctor = data.code ? byCode[data.code] : undefined;
+  if (!Ctor) {
+    const plain = new Error(data.message);
+    plain.name = data.name;
+    if (data.stack) plain.stack = data.stack;
+    return plain;
+  }
+  const error = Object.create(Ctor.prototype) as EngramError & Record<string, unknown>;
+  Object.assign(error, { name: data.name, message: data.message, code: data.code, details: data.details ?? {} });
+  if (data.details) {
+    for (const key of ['issues', 'id', 'kind'] as const) if (key in data.details) error[key] = data.details[key];
+  }
+  if (data.stack) error.stack = data.stack;
+  return error;
+}
