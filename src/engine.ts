@@ -1,0 +1,439 @@
+import type { Table } from 'dexie';
+import type { Embedder, ProgressListener } from './embed/embedder.js';
+import { embedTexts } from './embed/embed-texts.js';
+import { loadTransformersEmbedder, type TransformersEmbedderOptions } from './embed/transformers-embedder.js';
+import type { EngineContext } from './engine-context.js';
+import { ClosedError, NotFoundError, ValidationError } from './errors.js';
+import { chainOf } from './lifecycle/chaining.js';
+import { deleteEpisodesInTx, selectEvictions } from './lifecycle/eviction.js';
+import { writeEpisode, type EpisodeWriteResult } from './lifecycle/write-episode.js';
+import { DEFAULT_USER_ID, type MemoryType } from './schema/common.js';
+import { episodeIndexText, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
+import type { Fact, FactInput, FactPatch } from './schema/fact.js';
+import { resolveLifecycle, type EngineSettings } from './schema/options.js';
+import { toEpochMs, type EpisodeListQuery, type ExportOptions, type FactListQuery, type RecallOptions } from './schema/query.js';
+import { indexDocOf } from './search/index-doc.js';
+import { MemoryIndex } from './search/memory-index.js';
+import { resolveRanking, type ScoreParts } from './search/ranking.js';
+import { applyDeleted, applyWritten } from './store/apply-to-index.js';
+import { EngramDatabase } from './store/database.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, parseExport, serializeExport } from './store/export-format.js';
+import { listEpisodes, listFacts } from './store/list-records.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from './store/records.js';
+import { rebuildIndex } from './store/rebuild-index.js';
+import { toStorageError } from './store/transaction-errors.js';
+import { buildFact } from './store/write-fact.js';
+import type { EngramEvent } from './telemetry/events.js';
+
+export type MemoryRecord = Episode | Fact;
+
+export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
+  memory: M;
+  score: number;
+  parts: ScoreParts;
+}
+
+export interface ImportSummary {
+  episodes: number;
+  facts: number;
+  profiles: number;
+  reembedded: number;
+}
+
+/** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
+export interface EngineConfig extends EngineSettings {
+  embedder?: TransformersEmbedderOptions;
+}
+
+/** Things that cannot be cloned into a worker; in a worker they arrive as Comlink proxies. */
+export interface EngineHooks {
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
+  embedder?: Embedder;
+  onProgress?: ProgressListener;
+  onEvent?: (event: EngramEvent) => void;
+  clock?: () => number;
+}
+
+/**
+ * The engine: one per open database. It owns the store, the embedder and the
+ * in-memory index, and is the only writer. The `Memory` facade validates
+ * input and forwards here, directly (Node) or through Comlink (browser worker).
+ */
+export class Engine {
+  private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private constructor(private readonly ctx: EngineContext) {}
+
+  static async open(config: EngineConfig, hooks: EngineHooks = {}): Promise<Engine> {
+    const db = new EngramDatabase(config.name, { indexedDB: hooks.indexedDB, IDBKeyRange: hooks.IDBKeyRange });
+    try {
+      await db.open();
+    } catch (error) {
+      throw toStorageError(error, `open database "${config.name}"`);
+    }
+    try {
+      const embedder = hooks.embedder ?? (await loadTransformersEmbedder(config.embedder, hooks.onProgress));
+      if (!Number.isInteger(embedder.dimension) || embedder.dimension < 1) {
+        throw new ValidationError(`The embedder "${embedder.id}" declares an invalid dimension (${embedder.dimension}).`, [
+          { path: 'embedder.dimension', message: 'must be a positive integer' },
+        ]);
+      }
+      const onEvent = hooks.onEvent;
+      const ctx: EngineContext = {
+        db,
+        embedder,
+        index: new MemoryIndex(embedder.dimension),
+        lifecycle: resolveLifecycle(config.lifecycle),
+        ranking: resolveRanking(config.ranking),
+        now: hooks.clock ?? Date.now,
+        emit: (event) => {
+          try {
+            onEvent?.(event);
+          } catch {
+            // A listener's bug must not break a write that already committed.
+          }
+        },
+      };
+      await rebuildIndex(ctx, hooks.onProgress);
+      return new Engine(ctx);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  // ---------- episodes ----------
+
+  addEpisode(input: EpisodeInput): Promise<EpisodeWriteResult> {
+    return this.run('add an episode', () => writeEpisode(this.ctx, input));
+  }
+
+  getEpisode(id: string): Promise<Episode> {
+    return this.run('get an episode', async () => this.mustGet('episode', id));
+  }
+
+  listEpisodes(query: EpisodeListQuery): Promise<Episode[]> {
+    return this.run('list episodes', () => listEpisodes(this.ctx.db, query));
+  }
+
+  updateEpisode(id: string, patch: EpisodePatch): Promise<Episode> {
+    return this.run('update an episode', async () => {
+      const current = await this.mustGet('episode', id);
+      const merged = { ...current, ...patch } as Episode;
+      const textChanged = patch.text !== undefined || patch.goal !== undefined || patch.context !== undefined;
+      merged.text = patch.text ?? (textChanged ? episodeIndexText({ goal: merged.goal, context: merged.context }) : current.text);
+      if (!merged.text.trim()) {
+        throw new ValidationError('An episode needs a non-empty text (or goal).', [{ path: 'text', message: 'would be empty' }]);
+      }
+      if (merged.parentId === id) throw new ValidationError('An episode cannot be its own parent.', [{ path: 'parentId', message: 'equals the episode id' }]);
+      merged.updatedAt = this.ctx.now();
+      const vector = merged.text !== current.text ? (await embedTexts(this.ctx, [merged.text]))[0] : undefined;
+      await this.transact('update an episode', [this.ctx.db.episodes, this.ctx.db.vectors], async () => {
+        if (!(await this.ctx.db.episodes.get(id))) throw new NotFoundError('episode', id);
+        if (merged.parentId) {
+          const parent = await this.ctx.db.episodes.get(merged.parentId);
+          if (!parent) throw new NotFoundError('episode', merged.parentId);
+          if ((await chainOf((pid) => this.ctx.db.episodes.get(pid), parent)).some((e) => e.id === id)) {
+            throw new ValidationError('That parent would make the chain a cycle.', [{ path: 'parentId', message: 'is a descendant of this episode' }]);
+          }
+        }
+        await this.ctx.db.episodes.put(merged);
+        if (vector) await this.ctx.db.vectors.put({ id, userId: merged.userId, kind: 'episode', vector });
+      });
+      applyWritten(this.ctx, [{ record: merged, vector }]);
+      this.ctx.emit({ type: 'change', written: [id], deleted: [] });
+      return merged;
+    });
+  }
+
+  deleteEpisode(id: string): Promise<void> {
+    return this.run('delete an episode', async () => {
+      await this.transact('delete an episode', [this.ctx.db.episodes, this.ctx.db.vectors], async () => {
+        if (!(await this.ctx.db.episodes.get(id))) throw new NotFoundError('episode', id);
+        await deleteEpisodesInTx(this.ctx.db, [id]);
+      });
+      applyDeleted(this.ctx, [id]);
+      this.ctx.emit({ type: 'change', written: [], deleted: [id] });
+    });
+  }
+
+  /** The arc this episode belongs to: ancestors root-first, the episode, then its descendants by start time. */
+  chain(id: string): Promise<Episode[]> {
+    return this.run('read a chain', async () => {
+      const start = await this.mustGet('episode', id);
+      const get = (pid: string) => this.ctx.db.episodes.get(pid);
+      const ancestors = await chainOf(get, start);
+      const seen = new Set(ancestors.map((e) => e.id));
+      const descendants: Episode[] = [];
+      let frontier = [start.id];
+      while (frontier.length) {
+        const next = (await this.ctx.db.episodes.where('parentId').anyOf(frontier).toArray()).filter((e) => !seen.has(e.id));
+        next.forEach((e) => seen.add(e.id));
+        descendants.push(...next.sort((a, b) => a.startedAt - b.startedAt));
+        frontier = next.map((e) => e.id);
+      }
+      return [...ancestors, ...descendants];
+    });
+  }
+
+  children(id: string): Promise<Episode[]> {
+    return this.run('list children', async () => {
+      await this.mustGet('episode', id);
+      const kids = await this.ctx.db.episodes.where('parentId').equals(id).toArray();
+      return kids.sort((a, b) => a.startedAt - b.startedAt);
+    });
+  }
+
+  // ---------- facts ----------
+
+  addFact(input: FactInput): Promise<Fact> {
+    return this.run('add a fact', async () => {
+      const record = buildFact(input, this.ctx.now());
+      const [vector] = await embedTexts(this.ctx, [record.text]);
+      await this.transact('add a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+        const existing = await this.ctx.db.facts.get(record.id);
+        if (existing) {
+          if (existing.userId !== record.userId) throw new ValidationError(`Fact "${record.id}" belongs to another user.`, [{ path: 'id', message: 'already used by another user' }]);
+          record.createdAt = input.createdAt ?? existing.createdAt;
+          record.validFrom = existing.validFrom;
+        }
+        await this.ctx.db.facts.put(record);
+        await this.ctx.db.vectors.put({ id: record.id, userId: record.userId, kind: 'fact', vector: vector! });
+      });
+      applyWritten(this.ctx, [{ record, vector }]);
+      this.ctx.emit({ type: 'change', written: [record.id], deleted: [] });
+      return record;
+    });
+  }
+
+  getFact(id: string): Promise<Fact> {
+    return this.run('get a fact', async () => this.mustGet('fact', id));
+  }
+
+  listFacts(query: FactListQuery): Promise<Fact[]> {
+    return this.run('list facts', () => listFacts(this.ctx.db, query));
+  }
+
+  updateFact(id: string, patch: FactPatch): Promise<Fact> {
+    return this.run('update a fact', async () => {
+      const current = await this.mustGet('fact', id);
+      const merged: Fact = { ...current, ...patch, updatedAt: this.ctx.now() };
+      const vector = merged.text !== current.text ? (await embedTexts(this.ctx, [merged.text]))[0] : undefined;
+      await this.transact('update a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+        if (!(await this.ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
+        await this.ctx.db.facts.put(merged);
+        if (vector) await this.ctx.db.vectors.put({ id, userId: merged.userId, kind: 'fact', vector });
+      });
+      applyWritten(this.ctx, [{ record: merged, vector }]);
+      this.ctx.emit({ type: 'change', written: [id], deleted: [] });
+      return merged;
+    });
+  }
+
+  deleteFact(id: string): Promise<void> {
+    return this.run('delete a fact', async () => {
+      await this.transact('delete a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+        if (!(await this.ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
+        await this.ctx.db.facts.delete(id);
+        await this.ctx.db.vectors.delete(id);
+      });
+      applyDeleted(this.ctx, [id]);
+      this.ctx.emit({ type: 'change', written: [], deleted: [id] });
+    });
+  }
+
+  // ---------- recall ----------
+
+  recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+    return this.run('recall', async () => {
+      const [vector] = await embedTexts(this.ctx, [query]);
+      const hits = this.ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: query }, {
+        k: options.k ?? 10,
+        types: options.types,
+        tags: options.tags,
+        since: toEpochMs(options.since),
+        until: toEpochMs(options.until),
+        filter: options.filter,
+        includeArchived: options.includeArchived,
+        ranking: this.ctx.ranking,
+        now: this.ctx.now(),
+      });
+      const records = await this.fetchRecords(hits.map((h) => ({ id: h.id, kind: h.kind })));
+      const out: RecallHit[] = [];
+      hits.forEach((hit, i) => {
+        const memory = records[i];
+        // A record deleted by another tab since the index saw it is simply skipped.
+        if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
+      });
+      return out;
+    });
+  }
+
+  // ---------- lifecycle ----------
+
+  /** Applies TTL then the count cap now, for one user or all; returns the evicted ids. */
+  prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
+    return this.run('prune', async () => {
+      const now = this.ctx.now();
+      const users = options.userId !== undefined ? [options.userId] : await this.allUserIds();
+      const evicted: string[] = [];
+      for (const userId of users) {
+        const result = await this.transact('prune', [this.ctx.db.episodes, this.ctx.db.vectors, this.ctx.db.events], async () => {
+          const { ttl, cap } = await selectEvictions(this.ctx.db, userId, { ttlDays: this.ctx.lifecycle.ttlDays, maxEpisodes: this.ctx.lifecycle.maxEpisodes, now });
+          await deleteEpisodesInTx(this.ctx.db, [...ttl, ...cap]);
+          for (const [reason, ids] of [['ttl', ttl], ['cap', cap]] as const) {
+            if (ids.length) await this.ctx.db.events.add({ type: 'eviction', userId, at: now, data: { evicted: ids, reason } });
+          }
+          return { ttl, cap };
+        });
+        const ids = [...result.ttl, ...result.cap];
+        applyDeleted(this.ctx, ids);
+        if (result.ttl.length) this.ctx.emit({ type: 'eviction', userId, evicted: result.ttl, reason: 'ttl' });
+        if (result.cap.length) this.ctx.emit({ type: 'eviction', userId, evicted: result.cap, reason: 'cap' });
+        evicted.push(...ids);
+      }
+      if (evicted.length) this.ctx.emit({ type: 'change', written: [], deleted: evicted });
+      return { evicted };
+    });
+  }
+
+  // ---------- portability ----------
+
+  exportData(options: ExportOptions = {}): Promise<string> {
+    return this.run('export', async () => {
+      const { db } = this.ctx;
+      const includeVectors = options.vectors ?? true;
+      const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectors, db.meta], async () => {
+        const byUser = options.userId;
+        const episodes = byUser !== undefined ? await db.episodes.where('userId').equals(byUser).toArray() : await db.episodes.toArray();
+        const facts = byUser !== undefined ? await db.facts.where('userId').equals(byUser).toArray() : await db.facts.toArray();
+        const profiles = byUser !== undefined ? await db.profiles.where('userId').equals(byUser).toArray() : await db.profiles.toArray();
+        const vectors = new Map<string, Float32Array>();
+        if (includeVectors) {
+          const rows = byUser !== undefined ? await db.vectors.where('userId').equals(byUser).toArray() : await db.vectors.toArray();
+          for (const row of rows) vectors.set(row.id, row.vector);
+        }
+        const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
+        return { episodes, facts, profiles, vectors, stamp };
+      });
+      return serializeExport({
+        header: {
+          format: EXPORT_FORMAT,
+          version: EXPORT_VERSION,
+          exportedAt: this.ctx.now(),
+          userId: options.userId ?? null,
+          embedder: includeVectors && snapshot.stamp ? snapshot.stamp : null,
+        },
+        episodes: snapshot.episodes,
+        facts: snapshot.facts,
+        profiles: snapshot.profiles,
+        vectors: snapshot.vectors,
+      });
+    });
+  }
+
+  /**
+   * Imports an export: validated whole before anything is written, embedded
+   * where vectors are missing or from another embedder, then written in one
+   * transaction. Records with existing ids are overwritten.
+   */
+  importData(text: string): Promise<ImportSummary> {
+    return this.run('import', async () => {
+      const contents = parseExport(text);
+      const { db, embedder } = this.ctx;
+      const sameSpace = contents.header.embedder?.id === embedder.id && contents.header.embedder.dimension === embedder.dimension;
+      const records: MemoryRecord[] = [...contents.episodes, ...contents.facts];
+      const vectors = new Map<string, Float32Array>();
+      const needEmbedding: MemoryRecord[] = [];
+      for (const record of records) {
+        const v = sameSpace ? contents.vectors.get(record.id) : undefined;
+        if (v && v.length === embedder.dimension) vectors.set(record.id, v);
+        else if (indexDocOf(record)) needEmbedding.push(record);
+      }
+      const fresh = await embedTexts(this.ctx, needEmbedding.map((r) => r.text));
+      needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
+
+      await this.transact('import', [db.episodes, db.facts, db.profiles, db.vectors], async () => {
+        await db.episodes.bulkPut(contents.episodes);
+        await db.facts.bulkPut(contents.facts);
+        await db.profiles.bulkPut(contents.profiles);
+        await db.vectors.bulkPut(
+          records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
+        );
+      });
+      applyWritten(this.ctx, records.map((record) => ({ record, vector: vectors.get(record.id) })));
+      this.ctx.emit({ type: 'change', written: records.map((r) => r.id), deleted: [] });
+      return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, reembedded: needEmbedding.length };
+    });
+  }
+
+  // ---------- shutdown ----------
+
+  /** Resolves when nothing is in flight. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Stops taking work, lets in-flight calls finish (up to `timeoutMs`), then closes the database. */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const deadline = new Promise((resolve) => setTimeout(resolve, options.timeoutMs ?? 10_000));
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    this.ctx.db.close();
+    await this.ctx.embedder.dispose?.();
+  }
+
+  /** Embedder identity and index size, for diagnostics and the inspector. */
+  info(): { name: string; embedder: EmbedderStamp; indexed: number } {
+    return { name: this.ctx.db.name, embedder: { id: this.ctx.embedder.id, dimension: this.ctx.embedder.dimension }, indexed: this.ctx.index.size };
+  }
+
+  // ---------- internals ----------
+
+  private run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new ClosedError(operation));
+    const promise = body();
+    this.inFlight.add(promise);
+    const forget = () => this.inFlight.delete(promise);
+    promise.then(forget, forget);
+    return promise;
+  }
+
+  private async transact<T>(operation: string, tables: Table[], body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.ctx.db.transaction('rw', tables as never, body);
+    } catch (error) {
+      throw toStorageError(error, operation);
+    }
+  }
+
+  private async mustGet(kind: 'episode', id: string): Promise<Episode>;
+  private async mustGet(kind: 'fact', id: string): Promise<Fact>;
+  private async mustGet(kind: MemoryType, id: string): Promise<MemoryRecord> {
+    let record: MemoryRecord | undefined;
+    try {
+      record = kind === 'episode' ? await this.ctx.db.episodes.get(id) : await this.ctx.db.facts.get(id);
+    } catch (error) {
+      throw toStorageError(error, `read ${kind} "${id}"`);
+    }
+    if (!record) throw new NotFoundError(kind, id);
+    return record;
+  }
+
+  private async fetchRecords(refs: { id: string; kind: MemoryType }[]): Promise<(MemoryRecord | undefined)[]> {
+    const episodeIds = refs.filter((r) => r.kind === 'episode').map((r) => r.id);
+    const factIds = refs.filter((r) => r.kind === 'fact').map((r) => r.id);
+    const [episodes, facts] = await Promise.all([this.ctx.db.episodes.bulkGet(episodeIds), this.ctx.db.facts.bulkGet(factIds)]);
+    const byId = new Map<string, MemoryRecord>();
+    for (const r of [...episodes, ...facts]) if (r) byId.set(r.id, r);
+    return refs.map((r) => byId.get(r.id));
+  }
+
+  private async allUserIds(): Promise<string[]> {
+    return (await this.ctx.db.episodes.orderBy('userId').uniqueKeys()) as string[];
+  }
+}
+

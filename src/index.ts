@@ -1,0 +1,36 @@
+/**
+ * engram: on-device long-term memory for AI agents and chat apps.
+ *
+ *   const memory = await createMemory({ name: 'my-app' });
+ *   await memory.episodes.add({ text: 'Chose Postgres for the JSON support' });
+ *   const hits = await memory.recall('which database?');
+ *   const prompt = memory.formatContext(hits, { timeZone: 'Europe/Lisbon' });
+ */
+export { createMemory, Memory } from './memory.js';
+export type { MemoryOptions } from './schema/memory-options.js';
+export type { RecallHit, ImportSummary, MemoryRecord } from './engine.js';
+export type { ScoreParts, RankingOptions } from './search/ranking.js';
+export type { LifecycleOptions, EmbedderOptions } from './schema/options.js';
+export type { Episode, EpisodeInput, EpisodePatch } from './schema/episode.js';
+export type { Fact, FactInput, FactPatch, FactCategory } from './schema/fact.js';
+export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, MetadataFilter } from './schema/query.js';
+export type { MemoryType, Metadata } from './schema/common.js';
+export { DEFAULT_USER_ID } from './schema/common.js';
+export { formatContext, type FormatContextOptions } from './recall/format-context.js';
+export type { Embedder, Progress, ProgressListener } from './embed/embedder.js';
+export { loadTransformersEmbedder, DEFAULT_EMBEDDING_MODEL, type TransformersEmbedderOptions } from './embed/transformers-embedder.js';
+export type { EngramEvent, EngramEventType, EpisodeEvent, DedupEvent, EvictionEvent, ChangeEvent } from './telemetry/events.js';
+export {
+  EngramError,
+  ValidationError,
+  LimitError,
+  NotFoundError,
+  ProviderError,
+  ClosedError,
+  EmbedderError,
+  StorageError,
+  QuotaError,
+  ImportError,
+  type ErrorCode,
+  type ValidationIssue,
+} from './errors.js';

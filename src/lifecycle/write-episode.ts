@@ -1,0 +1,182 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import type { EngineContext } from '../engine-context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import { episodeIndexText, type Episode, type EpisodeInput } from '../schema/episode.js';
+import { applyDeleted, applyWritten } from '../store/apply-to-index.js';
+import { isQuotaExceeded, toStorageError } from '../store/transaction-errors.js';
+import type { EngramEvent } from '../telemetry/events.js';
+import { findAutoParent } from './chaining.js';
+import { findDuplicate } from './dedup.js';
+import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
+
+export interface EpisodeWriteResult {
+  episode: Episode;
+  /** The near-duplicate this episode replaced, if any. */
+  replaced?: { id: string; similarity: number };
+  evicted: string[];
+}
+
+export interface EpisodeWriteOptions {
+  source?: Episode['source'];
+  /** Provenance when the input does not say (trusted for direct adds). */
+  defaultProvenance?: Episode['provenance'];
+  promptVersion?: string | null;
+}
+
+/** Builds the stored record from validated input, filling every default. */
+export function buildEpisode(input: EpisodeInput, now: number, options: EpisodeWriteOptions = {}): Episode {
+  const createdAt = input.createdAt ?? now;
+  const startedAt = input.startedAt ?? createdAt;
+  return {
+    id: input.id ?? newId(),
+    type: 'episode',
+    userId: input.userId ?? DEFAULT_USER_ID,
+    sessionId: input.sessionId ?? null,
+    text: episodeIndexText(input),
+    goal: input.goal ?? null,
+    context: input.context ?? null,
+    approach: input.approach ?? null,
+    outcome: input.outcome ?? null,
+    lessons: input.lessons ?? null,
+    quality: input.quality ?? null,
+    tags: input.tags ?? [],
+    actors: input.actors ?? [],
+    participants: input.participants ?? [],
+    toolsUsed: input.toolsUsed ?? [],
+    entities: input.entities ?? [],
+    keyDecisions: input.keyDecisions ?? [],
+    outcomeStatus: input.outcomeStatus ?? 'unknown',
+    importance: input.importance ?? 0.5,
+    pinned: input.pinned ?? false,
+    provenance: input.provenance ?? options.defaultProvenance ?? 'trusted',
+    parentId: input.parentId ?? null,
+    state: input.state ?? 'active',
+    source: options.source ?? 'manual',
+    promptVersion: options.promptVersion ?? null,
+    metadata: input.metadata ?? {},
+    createdAt,
+    updatedAt: now,
+    startedAt,
+    endedAt: input.endedAt ?? Math.max(startedAt, createdAt),
+    lastAccessedAt: now,
+  };
+}
+
+/**
+ * The one way an episode gets written. Embeds first (outside any
+ * transaction: IndexedDB commits a transaction that waits on anything else),
+ * decides dedup and chaining from the index, then applies everything in a
+ * single transaction: replace + re-point children + insert + eviction +
+ * audit events. A failure anywhere leaves the store as it was.
+ */
+export async function writeEpisode(
+  ctx: EngineContext,
+  input: EpisodeInput,
+  options: EpisodeWriteOptions = {},
+): Promise<EpisodeWriteResult> {
+  const now = ctx.now();
+  const draft = buildEpisode(input, now, options);
+  if (draft.parentId === draft.id) throw new ValidationError('An episode cannot be its own parent.', [{ path: 'parentId', message: 'equals the episode id' }]);
+  const [vector] = await embedTexts(ctx, [draft.text]);
+
+  const duplicate = findDuplicate(ctx, draft, vector!);
+  const explicitParent = input.parentId !== undefined;
+  const autoParent = explicitParent
+    ? null
+    : findAutoParent(ctx, draft, vector!, new Set([draft.id, ...(duplicate ? [duplicate.replacedId] : [])]));
+
+  const attempt = (quotaRelief: boolean) =>
+    ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectors, ctx.db.events], async () => {
+      const record: Episode = { ...draft };
+      const existing = await ctx.db.episodes.get(record.id);
+      if (existing) {
+        if (existing.userId !== record.userId) {
+          throw new ValidationError(`Episode "${record.id}" belongs to another user.`, [{ path: 'id', message: 'already used by another user' }]);
+        }
+        record.createdAt = input.createdAt ?? existing.createdAt;
+        if (input.parentId === undefined) record.parentId = existing.parentId;
+      }
+
+      let replaced: EpisodeWriteResult['replaced'];
+      if (duplicate && !existing) {
+        const victim = await ctx.db.episodes.get(duplicate.replacedId);
+        if (victim) {
+          replaced = { id: victim.id, similarity: duplicate.similarity };
+          if (!explicitParent) record.parentId = victim.parentId;
+          await ctx.db.episodes.where('parentId').equals(victim.id).modify({ parentId: record.id });
+          await ctx.db.episodes.delete(victim.id);
+          await ctx.db.vectors.delete(victim.id);
+          await ctx.db.events.add({
+            type: 'dedup',
+            userId: record.userId,
+            at: now,
+            data: { replacedId: victim.id, byId: record.id, similarity: duplicate.similarity },
+          });
+        }
+      }
+      if (!explicitParent && !existing && !replaced && autoParent && (await ctx.db.episodes.get(autoParent))) {
+        record.parentId = autoParent;
+      }
+      if (explicitParent && record.parentId !== null) {
+        const parent = await ctx.db.episodes.get(record.parentId);
+        if (!parent) throw new NotFoundError('episode', record.parentId);
+        if (parent.userId !== record.userId) {
+          throw new ValidationError('A parent episode must belong to the same user.', [{ path: 'parentId', message: 'belongs to another user' }]);
+        }
+      }
+
+      if (quotaRelief) {
+        // The disk was full: free the oldest unpinned episodes (2%, at least one) before retrying.
+        const total = await ctx.db.episodes.where('userId').equals(record.userId).count();
+        const relief = (await oldestUnpinned(ctx.db, record.userId, Math.max(1, Math.ceil(total * 0.02)))).filter((id) => id !== record.id);
+        await deleteEpisodesInTx(ctx.db, relief);
+        if (relief.length) await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: relief, reason: 'quota' } });
+        quotaEvicted.push(...relief);
+      }
+
+      await ctx.db.episodes.put(record);
+      await ctx.db.vectors.put({ id: record.id, userId: record.userId, kind: 'episode', vector: vector! });
+
+      const { ttl, cap } = await selectEvictions(
+        ctx.db,
+        record.userId,
+        { ttlDays: ctx.lifecycle.ttlDays, maxEpisodes: ctx.lifecycle.maxEpisodes, now },
+        new Set([record.id]),
+      );
+      await deleteEpisodesInTx(ctx.db, [...ttl, ...cap]);
+      for (const [reason, ids] of [['ttl', ttl], ['cap', cap]] as const) {
+        if (ids.length) await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: ids, reason } });
+      }
+      return { record, replaced, ttl, cap };
+    });
+
+  const quotaEvicted: string[] = [];
+  let outcome;
+  try {
+    outcome = await attempt(false);
+  } catch (error) {
+    if (!isQuotaExceeded(error)) throw toStorageError(error, `write episode "${draft.id}"`);
+    try {
+      outcome = await attempt(true);
+    } catch (retryError) {
+      throw toStorageError(retryError, `write episode "${draft.id}" after evicting to free space`);
+    }
+  }
+
+  const { record, replaced, ttl, cap } = outcome;
+  const evicted = [...quotaEvicted, ...ttl, ...cap];
+  applyDeleted(ctx, [...(replaced ? [replaced.id] : []), ...evicted]);
+  applyWritten(ctx, [{ record, vector }]);
+
+  const events: EngramEvent[] = [];
+  if (replaced) events.push({ type: 'dedup', userId: record.userId, replacedId: replaced.id, byId: record.id, similarity: replaced.similarity });
+  if (quotaEvicted.length) events.push({ type: 'eviction', userId: record.userId, evicted: quotaEvicted, reason: 'quota' });
+  if (ttl.length) events.push({ type: 'eviction', userId: record.userId, evicted: ttl, reason: 'ttl' });
+  if (cap.length) events.push({ type: 'eviction', userId: record.userId, evicted: cap, reason: 'cap' });
+  events.push({ type: 'change', written: [record.id], deleted: [...(replaced ? [replaced.id] : []), ...evicted] });
+  for (const event of events) ctx.emit(event);
+
+  return { episode: record, ...(replaced ? { replaced } : {}), evicted };
+}

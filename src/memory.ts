@@ -1,0 +1,208 @@
+import * as Comlink from 'comlink';
+import { z } from 'zod';
+import { isEmbedder } from './embed/embedder.js';
+import { Engine, type EngineConfig, type ImportSummary, type RecallHit } from './engine.js';
+import { ClosedError, ValidationError } from './errors.js';
+import { formatContext, type FormatContextOptions } from './recall/format-context.js';
+import type { EngineApi } from './rpc/engine-api.js';
+import './rpc/error-transfer.js';
+import type { WorkerEntry } from './rpc/worker-protocol.js';
+import { idSchema, textSchema, userIdSchema } from './schema/common.js';
+import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
+import { factInputSchema, factPatchSchema, type Fact, type FactInput, type FactPatch } from './schema/fact.js';
+import { memoryOptionsSchema, type MemoryOptions } from './schema/memory-options.js';
+import { parseInput } from './schema/parse.js';
+import {
+  episodeListQuerySchema,
+  exportOptionsSchema,
+  factListQuerySchema,
+  recallOptionsSchema,
+  type EpisodeListQuery,
+  type ExportOptions,
+  type FactListQuery,
+  type RecallOptions,
+} from './schema/query.js';
+import { Emitter } from './telemetry/emitter.js';
+import type { EngramEvent, EngramEventType, EventListener } from './telemetry/events.js';
+
+const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
+const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
+const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]);
+
+/**
+ * A long-term memory. Created by `createMemory()`; every method validates its
+ * input, then forwards to the engine (in-process, or in a Web Worker).
+ */
+export class Memory {
+  private closed = false;
+
+  private constructor(
+    private readonly engine: EngineApi,
+    private readonly emitter: Emitter,
+    private readonly shutdown: () => Promise<void>,
+  ) {}
+
+  /** @internal use `createMemory()` */
+  static async create(options: MemoryOptions): Promise<Memory> {
+    const opts = parseInput(memoryOptionsSchema, options, 'createMemory') as MemoryOptions;
+    const emitter = new Emitter();
+    const config: EngineConfig = {
+      name: opts.name,
+      lifecycle: opts.lifecycle,
+      ranking: opts.ranking,
+      embedder: isEmbedder(opts.embedder) ? undefined : opts.embedder,
+    };
+    const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
+
+    if (!useWorker(opts.worker)) {
+      const indexedDB = opts.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+      if (!indexedDB) {
+        throw new ValidationError(
+          'createMemory: no IndexedDB here. In Node, pass one: `import { indexedDB, IDBKeyRange } from "fake-indexeddb"` and `createMemory({ name, indexedDB, IDBKeyRange })`.',
+          [{ path: 'indexedDB', message: 'required outside the browser' }],
+        );
+      }
+      const engine = await Engine.open(config, {
+        indexedDB,
+        IDBKeyRange: opts.IDBKeyRange,
+        embedder: customEmbedder,
+        onProgress: opts.onProgress,
+        onEvent: (event) => emitter.emit(event),
+        clock: opts.clock,
+      });
+      return new Memory(engine as unknown as EngineApi, emitter, () => engine.close());
+    }
+
+    if (opts.indexedDB || opts.clock) {
+      throw new ValidationError('createMemory: `indexedDB` and `clock` only work in-process; set `worker: false` to use them.', [
+        { path: opts.indexedDB ? 'indexedDB' : 'clock', message: 'not available with a worker' },
+      ]);
+    }
+    const worker = startWorker(opts.worker);
+    const entry = Comlink.wrap<WorkerEntry>(worker);
+    try {
+      const remote = (await entry.open(
+        config,
+        customEmbedder ? { id: customEmbedder.id, dimension: customEmbedder.dimension } : null,
+        customEmbedder ? Comlink.proxy((texts: string[]) => customEmbedder.embed(texts)) : null,
+        opts.onProgress ? Comlink.proxy(opts.onProgress) : null,
+        Comlink.proxy((event: EngramEvent) => emitter.emit(event)),
+      )) as unknown as EngineApi;
+      return new Memory(remote, emitter, async () => {
+        await remote.close();
+        worker.terminate();
+      });
+    } catch (error) {
+      worker.terminate();
+      throw error;
+    }
+  }
+
+  /** Episodes: "what happened, what we learned". */
+  readonly episodes = {
+    add: async (input: EpisodeInput): Promise<Episode> => {
+      const parsed = parseInput(episodeInputSchema, input, 'episodes.add');
+      return (await this.call('add an episode').addEpisode(parsed)).episode;
+    },
+    get: (id: string): Promise<Episode> => this.call('get an episode').getEpisode(parseInput(idSchema, id, 'episodes.get: id')),
+    list: (query: EpisodeListQuery = {}): Promise<Episode[]> =>
+      this.call('list episodes').listEpisodes(parseInput(episodeListQuerySchema, query, 'episodes.list')),
+    update: (id: string, patch: EpisodePatch): Promise<Episode> =>
+      this.call('update an episode').updateEpisode(parseInput(idSchema, id, 'episodes.update: id'), parseInput(episodePatchSchema, patch, 'episodes.update')),
+    delete: (id: string): Promise<void> => this.call('delete an episode').deleteEpisode(parseInput(idSchema, id, 'episodes.delete: id')),
+    /** The whole arc the episode belongs to, root first; safe against cycles. */
+    chain: (id: string): Promise<Episode[]> => this.call('read a chain').chain(parseInput(idSchema, id, 'episodes.chain: id')),
+    /** The episodes that continue this one, oldest first. */
+    children: (id: string): Promise<Episode[]> => this.call('list children').children(parseInput(idSchema, id, 'episodes.children: id')),
+  };
+
+  /** Facts: stable things about the user. */
+  readonly facts = {
+    add: (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
+    get: (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
+    list: (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
+    update: (id: string, patch: FactPatch): Promise<Fact> =>
+      this.call('update a fact').updateFact(parseInput(idSchema, id, 'facts.update: id'), parseInput(factPatchSchema, patch, 'facts.update')),
+    delete: (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
+  };
+
+  /** The memories that matter for `query`, best first, each with its score and the parts of the score. */
+  recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+    const text = parseInput(textSchema, query, 'recall: query');
+    return this.call('recall').recall(text, parseInput(recallOptionsSchema, options, 'recall'));
+  }
+
+  /** Renders hits as compact prompt lines (synchronous; no engine call). */
+  formatContext(hits: readonly RecallHit[], options: FormatContextOptions = {}): string {
+    return formatContext(hits, options);
+  }
+
+  /** Applies TTL and the count cap now; returns the evicted ids. */
+  prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
+    return this.call('prune').prune(parseInput(pruneOptionsSchema, options, 'prune'));
+  }
+
+  /** A versioned JSON Lines export (see `src/store/export-format.ts`), as a Blob. */
+  async export(options: ExportOptions = {}): Promise<Blob> {
+    const text = await this.call('export').exportData(parseInput(exportOptionsSchema, options, 'export'));
+    return new Blob([text], { type: 'application/x-ndjson' });
+  }
+
+  /** Imports an export; the whole file is validated before anything is written. */
+  async import(data: Blob | string | ArrayBuffer | Uint8Array): Promise<ImportSummary> {
+    const input = parseInput(importInputSchema, data, 'import');
+    const text =
+      typeof input === 'string' ? input : input instanceof Blob ? await input.text() : new TextDecoder().decode(input);
+    return this.call('import').importData(text);
+  }
+
+  on<T extends EngramEventType>(type: T, listener: EventListener<T>): () => void {
+    return this.emitter.on(type, listener);
+  }
+
+  /** Resolves when every call and background job in flight has finished. */
+  idle(): Promise<void> {
+    return this.call('wait for idle').idle();
+  }
+
+  /** Stops taking work, waits for in-flight work (up to `timeoutMs`), closes the database. Idempotent. */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    parseInput(closeOptionsSchema, options, 'close');
+    if (this.closed) return;
+    this.closed = true;
+    await this.shutdown();
+    this.emitter.clear();
+  }
+
+  /** Embedder identity and index size. */
+  info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number }> {
+    return this.call('read info').info();
+  }
+
+  private call(operation: string): EngineApi {
+    if (this.closed) throw new ClosedError(operation);
+    return this.engine;
+  }
+}
+
+function useWorker(option: MemoryOptions['worker']): boolean {
+  if (option === undefined) return typeof window !== 'undefined' && typeof Worker !== 'undefined';
+  return option !== false;
+}
+
+function startWorker(option: MemoryOptions['worker']): Worker {
+  if (typeof option === 'function') return option();
+  if (typeof option === 'object') return option;
+  if (typeof Worker === 'undefined') {
+    throw new ValidationError('createMemory: `worker: true` needs Web Workers; in Node engram runs in-process (`worker: false`).', [
+      { path: 'worker', message: 'Web Workers are not available here' },
+    ]);
+  }
+  // Written out literally so bundlers (Vite, webpack, esbuild) see and bundle the worker.
+  return new Worker(new URL('./engine.worker.js', import.meta.url), { type: 'module' });
+}
+
+/** Opens (or creates) a memory. See `MemoryOptions` for every option and its default. */
+export function createMemory(options: MemoryOptions): Promise<Memory> {
+  return Memory.create(options);
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
+import { parseInput } from '../schema/parse.js';
+
+export const formatContextOptionsSchema = z
+  .object({
+    /** The moment the prompt is for (default: now). */
+    now: z.union([z.number().finite(), z.date()]).optional(),
+    /** IANA time zone for the Now line and every date (default: the runtime's). */
+    timeZone: z
+      .string()
+      .refine((tz) => {
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: tz });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"')
+      .optional(),
+    /** A profile line to put first (from `memory.profileLine(userId)`). */
+    profileLine: z.string().optional(),
+  })
+  .strict();
+export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
+
+interface HitLike {
+  memory: Episode | Fact;
+}
+
+/**
+ * Renders recalled memories as compact prompt lines:
+ *
+ *   Now: 2026-11-23 14:05 (Europe/Lisbon)
+ *   - (2026-11-20, episode, success) Choose a database. Outcome: Went with Postgres
+ *   - (2026-11-02, fact) Lives in Porto
+ *
+ * Dates are the memory's creation date in the given time zone.
+ */
+export function formatContext(hits: readonly HitLike[], options: FormatContextOptions = {}): string {
+  const opts = parseInput(formatContextOptionsSchema, options, 'formatContext');
+  const timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const now = opts.now === undefined ? Date.now() : opts.now instanceof Date ? opts.now.getTime() : opts.now;
+  const lines = [`Now: ${localDateTime(now, timeZone)} (${timeZone})`];
+  if (opts.profileLine) lines.push(opts.profileLine);
+  for (const hit of hits) lines.push(memoryLine(hit.memory, timeZone));
+  return lines.join('\n');
+}
+
+export function memoryLine(memory: Episode | Fact, timeZone: string): string {
+  const date = localDate(memory.createdAt, timeZone);
+  if (memory.type === 'fact') return `- (${date}, fact) ${oneLine(memory.text)}`;
+  const quality = memory.quality ?? memory.outcomeStatus;
+  const head = memory.goal ? oneLine(memory.goal) : firstLine(memory.text);
+  const outcome = memory.outcome?.trim() ? ` Outcome: ${oneLine(memory.outcome)}` : '';
+  return `- (${date}, episode, ${quality}) ${stripEndPeriod(head)}.${outcome}`;
+}
+
+/** YYYY-MM-DD in the zone. */
+export function localDate(epochMs: number, timeZone: string): string {
+  const parts = partsOf(epochMs, timeZone);
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+function localDateTime(epochMs: number, timeZone: string): string {
+  const parts = partsOf(epochMs, timeZone);
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+function partsOf(epochMs: number, timeZone: string): Record<string, string> {
+  const formatter = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  const out: Record<string, string> = {};
+  for (const part of formatter.formatToParts(new Date(epochMs))) out[part.type] = part.value;
+  return out;
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((l) => l.trim()) ?? text).trim();
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n+\s*/g, ' ').trim();
+}
+
+function stripEndPeriod(text: string): string {
+  return text.replace(/[.\s]+$/, '');
+}

@@ -1,0 +1,18 @@
+import type { Embedder, ProgressListener } from '../embed/embedder.js';
+import type { EngineConfig } from '../engine.js';
+import type { EngramEvent } from '../telemetry/events.js';
+
+/**
+ * The object the worker exposes with Comlink. Functions can only cross as
+ * top-level Comlink proxies, so each callback is its own argument; a custom
+ * page-side embedder travels as its identity plus a proxied `embed`.
+ */
+export interface WorkerEntry {
+  open(
+    config: EngineConfig,
+    customEmbedder: { id: string; dimension: number } | null,
+    embed: Embedder['embed'] | null,
+    onProgress: ProgressListener | null,
+    onEvent: ((event: EngramEvent) => void) | null,
+  ): Promise<unknown>;
+}

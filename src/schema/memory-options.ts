@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
+import { rankingOptionsSchema } from '../search/ranking.js';
+import { embedderOptionsSchema, engineSettingsSchema, lifecycleOptionsSchema } from './options.js';
+
+const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
+
+/** Everything `createMemory()` accepts. Unknown keys are rejected so typos surface. */
+export const memoryOptionsSchema = z
+  .object({
+    name: engineSettingsSchema.shape.name,
+    indexedDB: z.custom<IDBFactory>((v) => typeof v === 'object' && v !== null && typeof (v as IDBFactory).open === 'function', 'must be an IDBFactory (e.g. fake-indexeddb\'s indexedDB)').optional(),
+    IDBKeyRange: z.custom<typeof IDBKeyRange>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), 'must be an IDBKeyRange implementation').optional(),
+    /** Browser: run the engine in a Web Worker (default true). Pass a Worker, or a factory, to control how it is created. Node: in-process. */
+    worker: z.union([z.boolean(), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
+    embedder: z
+      .union([
+        z.custom<Embedder>((v) => isEmbedder(v), 'an Embedder needs id (string), dimension (number) and embed()'),
+        embedderOptionsSchema,
+      ])
+      .optional(),
+    lifecycle: lifecycleOptionsSchema.optional(),
+    ranking: rankingOptionsSchema.optional(),
+    onProgress: fn('progress listener').optional(),
+    /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
+    clock: fn('() => number').optional(),
+  })
+  .strict();
+
+export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder'> & {
+  onProgress?: ProgressListener;
+  clock?: () => number;
+  worker?: boolean | Worker | (() => Worker);
+  embedder?: Embedder | z.input<typeof embedderOptionsSchema>;
+};

@@ -1,0 +1,69 @@
+import type { MemoryType } from '../schema/common.js';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
+
+/**
+ * What the in-memory index keeps about each memory: just enough to filter and
+ * rank without touching IndexedDB. The full record stays in the database.
+ */
+export interface IndexDoc {
+  id: string;
+  userId: string;
+  kind: MemoryType;
+  createdAt: number;
+  /** Newest of update and last access: the clock recency decays from. */
+  touchedAt: number;
+  tags: readonly string[];
+  importance: number;
+  pinned: boolean;
+  /** Archived episodes are searchable only on request. */
+  archived: boolean;
+  /** Fields `filter` can match: the record's metadata plus its structured fields. */
+  fields: Readonly<Record<string, unknown>>;
+}
+
+/** A record's document, or null when it must not be searchable at all (retired facts). */
+export function indexDocOf(record: Episode | Fact): IndexDoc | null {
+  if (record.type === 'fact') {
+    if (record.status === 'retired') return null;
+    return {
+      id: record.id,
+      userId: record.userId,
+      kind: 'fact',
+      createdAt: record.createdAt,
+      touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+      tags: record.tags,
+      importance: record.importance,
+      pinned: record.pinned,
+      archived: false,
+      fields: { ...record.metadata, category: record.category, source: record.source, sessionId: record.sessionId },
+    };
+  }
+  return {
+    id: record.id,
+    userId: record.userId,
+    kind: 'episode',
+    createdAt: record.createdAt,
+    touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+    tags: record.tags,
+    importance: record.importance,
+    pinned: record.pinned,
+    archived: record.state === 'archived',
+    fields: {
+      ...record.metadata,
+      participants: record.participants,
+      toolsUsed: record.toolsUsed,
+      entities: record.entities,
+      keyDecisions: record.keyDecisions,
+      actors: record.actors,
+      outcomeStatus: record.outcomeStatus,
+      quality: record.quality,
+      state: record.state,
+      source: record.source,
+      sessionId: record.sessionId,
+      provenance: record.provenance,
+      startedAt: record.startedAt,
+      endedAt: record.endedAt,
+    },
+  };
+}

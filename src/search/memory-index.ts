@@ -1,0 +1,171 @@
+import type { MemoryType } from '../schema/common.js';
+import { compileFilter, type DocFilter } from './filters.js';
+import type { IndexDoc } from './index-doc.js';
+import { KeywordIndex } from './keyword-index.js';
+import { scoreOf, type Ranking, type ScoreParts } from './ranking.js';
+import { VectorMatrix } from './vector-matrix.js';
+
+/** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
+interface UserIndex {
+  vectors: VectorMatrix;
+  keywords: KeywordIndex;
+}
+
+export interface IndexEntry {
+  doc: IndexDoc;
+  text: string;
+  vector: Float32Array;
+}
+
+export interface IndexHit {
+  id: string;
+  kind: MemoryType;
+  score: number;
+  parts: ScoreParts;
+}
+
+/**
+ * The in-memory search index of one database: a cache of the `vectors` table
+ * plus keyword postings, partitioned per user so a query only ever scans its
+ * own user's rows. IndexedDB stays the source of truth; the engine rebuilds
+ * this at open and applies every committed write to it.
+ */
+export class MemoryIndex {
+  readonly dimension: number;
+  private readonly docs = new Map<string, IndexDoc>();
+  private readonly users = new Map<string, UserIndex>();
+
+  constructor(dimension: number) {
+    this.dimension = dimension;
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  has(id: string): boolean {
+    return this.docs.has(id);
+  }
+
+  doc(id: string): IndexDoc | undefined {
+    return this.docs.get(id);
+  }
+
+  vector(id: string): Float32Array | undefined {
+    const doc = this.docs.get(id);
+    return doc && this.users.get(doc.userId)?.vectors.vector(id);
+  }
+
+  /** Ids of one user's documents, optionally of one kind. */
+  idsOf(userId: string, kind?: MemoryType): string[] {
+    const out: string[] = [];
+    for (const doc of this.docs.values()) if (doc.userId === userId && (!kind || doc.kind === kind)) out.push(doc.id);
+    return out;
+  }
+
+  upsert(entry: IndexEntry): void {
+    const previous = this.docs.get(entry.doc.id);
+    if (previous && previous.userId !== entry.doc.userId) this.remove(entry.doc.id);
+    const user = this.userIndex(entry.doc.userId);
+    user.vectors.upsert(entry.doc.id, entry.vector);
+    user.keywords.upsert(entry.doc.id, entry.text);
+    this.docs.set(entry.doc.id, entry.doc);
+  }
+
+  /** Bulk load (index rebuild): one MiniSearch `addAll` per user is much faster than many `add`s. */
+  load(entries: IndexEntry[]): void {
+    const byUser = new Map<string, IndexEntry[]>();
+    for (const entry of entries) {
+      if (this.docs.has(entry.doc.id)) this.remove(entry.doc.id);
+      let list = byUser.get(entry.doc.userId);
+      if (!list) byUser.set(entry.doc.userId, (list = []));
+      list.push(entry);
+    }
+    for (const [userId, list] of byUser) {
+      const user = this.userIndex(userId);
+      for (const entry of list) {
+        user.vectors.upsert(entry.doc.id, entry.vector);
+        this.docs.set(entry.doc.id, entry.doc);
+      }
+      user.keywords.upsertMany(list.map((e) => ({ id: e.doc.id, text: e.text })));
+    }
+  }
+
+  /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
+  updateDoc(doc: IndexDoc): void {
+    if (this.docs.has(doc.id)) this.docs.set(doc.id, doc);
+  }
+
+  remove(id: string): boolean {
+    const doc = this.docs.get(id);
+    if (!doc) return false;
+    const user = this.users.get(doc.userId);
+    user?.vectors.remove(id);
+    user?.keywords.remove(id);
+    this.docs.delete(id);
+    return true;
+  }
+
+  clear(): void {
+    this.docs.clear();
+    this.users.clear();
+  }
+
+  /** Pure dense neighbours of a vector within one user (dedup, chaining, merge checks). */
+  nearest(userId: string, vector: Float32Array, k: number, accept?: (doc: IndexDoc) => boolean): { id: string; score: number }[] {
+    const user = this.users.get(userId);
+    if (!user) return [];
+    return user.vectors.topK(vector, k, accept ? (id) => accept(this.docs.get(id)!) : undefined);
+  }
+
+  /**
+   * Hybrid search: dense top candidates and keyword matches are pooled, each
+   * candidate gets both signals, and the ranking formula orders them.
+   */
+  search(
+    userId: string,
+    query: { vector: Float32Array; text: string },
+    options: DocFilter & { k: number; ranking: Ranking; now: number },
+  ): IndexHit[] {
+    const user = this.users.get(userId);
+    if (!user) return [];
+    const test = compileFilter(options);
+    const accept = (id: string) => test(this.docs.get(id)!);
+    const pool = Math.max(options.k * 5, 50);
+
+    const dense = user.vectors.topK(query.vector, pool, accept);
+    const keyword = user.keywords.query(query.text, accept);
+    const bestKeyword = keyword[0]?.score ?? 0;
+
+    const keywordById = new Map<string, number>();
+    for (const { id, score } of keyword) keywordById.set(id, bestKeyword > 0 ? score / bestKeyword : 0);
+    const cosineById = new Map<string, number>();
+    for (const { id, score } of dense) cosineById.set(id, score);
+
+    const candidates = new Set<string>(cosineById.keys());
+    for (let i = 0; i < keyword.length && i < pool; i++) candidates.add(keyword[i]!.id);
+
+    const hits: IndexHit[] = [];
+    for (const id of candidates) {
+      const doc = this.docs.get(id)!;
+      const cosine = cosineById.get(id) ?? user.vectors.similarity(id, query.vector) ?? 0;
+      const { score, parts } = scoreOf(
+        options.ranking,
+        { kind: doc.kind, cosine, keyword: keywordById.get(id) ?? 0, importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt },
+        options.now,
+      );
+      hits.push({ id, kind: doc.kind, score, parts });
+    }
+    hits.sort((a, b) => b.score - a.score);
+    return hits.slice(0, options.k);
+  }
+
+  private userIndex(userId: string): UserIndex {
+    let user = this.users.get(userId);
+    if (!user) {
+      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex() };
+      this.users.set(userId, user);
+    }
+    return user;
+  }
+}

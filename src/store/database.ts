@@ -1,0 +1,37 @@
+import Dexie, { type Table } from 'dexie';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
+import type { EventRecord, JobRecord, MetaRecord, ProfileRecord, VectorRecord } from './records.js';
+
+/**
+ * The IndexedDB schema. Each `version()` is a migration: never edit a
+ * published version's stores, add a new version instead (Dexie diffs them).
+ *
+ * Index notes:
+ * - `[userId+createdAt]` serves per-user, time-ordered listing and eviction.
+ * - `*tags`, `*participants`, ... are multi-entry indexes so filters on them
+ *   are index lookups, not scans.
+ */
+export class EngramDatabase extends Dexie {
+  episodes!: Table<Episode, string>;
+  facts!: Table<Fact, string>;
+  vectors!: Table<VectorRecord, string>;
+  jobs!: Table<JobRecord, string>;
+  events!: Table<EventRecord, number>;
+  profiles!: Table<ProfileRecord, string>;
+  meta!: Table<MetaRecord, string>;
+
+  constructor(name: string, deps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
+    super(name, deps && (deps.indexedDB || deps.IDBKeyRange) ? deps : undefined);
+    this.version(1).stores({
+      episodes:
+        'id, userId, [userId+createdAt], [userId+endedAt], sessionId, parentId, *tags, *participants, *toolsUsed, *entities, outcomeStatus, state',
+      facts: 'id, userId, [userId+createdAt], [userId+category], [userId+status], supersededBy, *tags',
+      vectors: 'id, userId',
+      jobs: 'id, kind, userId, runAfter',
+      events: '++seq, type, userId, at',
+      profiles: 'userId',
+      meta: 'key',
+    });
+  }
+}

@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { ImportError } from '../errors.js';
+import { episodeRecordSchema, type Episode } from '../schema/episode.js';
+import { factRecordSchema, type Fact } from '../schema/fact.js';
+import { idSchema, userIdSchema } from '../schema/common.js';
+
+/**
+ * engram's export file: JSON Lines, one object per line.
+ *
+ *   {"format":"engram-export","version":1, ...header}
+ *   {"kind":"episode","record":{...}}          one per record, any order
+ *   {"kind":"fact","record":{...}}
+ *   {"kind":"profile","record":{...}}
+ *   {"kind":"vector","id":"…","userId":"…","memoryKind":"episode","vector":"<base64 float32 LE>"}
+ *   {"kind":"end","lines":N,"checksum":"<fnv1a-32 hex of the lines before>"}
+ *
+ * The closing line makes truncation and corruption detectable: an import
+ * checks it before writing anything. Vectors are optional; without them (or
+ * from another embedder) the importer re-embeds.
+ */
+export const EXPORT_FORMAT = 'engram-export';
+export const EXPORT_VERSION = 1;
+
+const headerSchema = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  exportedAt: z.number(),
+  userId: userIdSchema.nullable(),
+  embedder: z.object({ id: z.string(), dimension: z.number().int().positive() }).nullable(),
+});
+export type ExportHeader = z.infer<typeof headerSchema>;
+
+const profileLineSchema = z.object({
+  userId: userIdSchema,
+  fields: z.record(z.string(), z.unknown()),
+  updatedAt: z.number(),
+});
+
+const lineSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('episode'), record: episodeRecordSchema }),
+  z.object({ kind: z.literal('fact'), record: factRecordSchema }),
+  z.object({ kind: z.literal('profile'), record: profileLineSchema }),
+  z.object({
+    kind: z.literal('vector'),
+    id: idSchema,
+    userId: userIdSchema,
+    memoryKind: z.enum(['episode', 'fact']),
+    vector: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
+  }),
+  z.object({ kind: z.literal('end'), lines: z.number().int().nonnegative(), checksum: z.string() }),
+]);
+
+export interface ExportContents {
+  header: ExportHeader;
+  episodes: Episode[];
+  facts: Fact[];
+  profiles: z.infer<typeof profileLineSchema>[];
+  vectors: Map<string, Float32Array>;
+}
+
+export function serializeExport(contents: ExportContents): string {
+  const lines: string[] = [JSON.stringify(contents.header)];
+  for (const record of contents.episodes) lines.push(JSON.stringify({ kind: 'episode', record }));
+  for (const record of contents.facts) lines.push(JSON.stringify({ kind: 'fact', record }));
+  for (const record of contents.profiles) lines.push(JSON.stringify({ kind: 'profile', record }));
+  const kindOf = new Map<string, { userId: string; kind: 'episode' | 'fact' }>();
+  for (const r of [...contents.episodes, ...contents.facts]) kindOf.set(r.id, { userId: r.userId, kind: r.type });
+  for (const [id, vector] of contents.vectors) {
+    const owner = kindOf.get(id);
+    if (owner) lines.push(JSON.stringify({ kind: 'vector', id, userId: owner.userId, memoryKind: owner.kind, vector: encodeVector(vector) }));
+  }
+  const checksum = fnv1a(lines.join('\n'));
+  lines.push(JSON.stringify({ kind: 'end', lines: lines.length, checksum }));
+  return lines.join('\n') + '\n';
+}
+
+/** Parses and fully validates an export; throws ImportError naming the first bad line. */
+export function parseExport(text: string): ExportContents {
+  const lines = text.split('\n');
+  while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
+  if (lines.length < 2) throw new ImportError('The export is empty or truncated: it has no closing line.');
+
+  const header = headerSchema.safeParse(safeJson(lines[0]!, 1));
+  if (!header.success) {
+    throw new ImportError(`Line 1 is not an engram export header (format "${EXPORT_FORMAT}", version ${EXPORT_VERSION}).`, {
+      line: 1,
+    });
+  }
+
+  const last = lineSchema.safeParse(safeJson(lines[lines.length - 1]!, lines.length));
+  if (!last.success || last.data.kind !== 'end') {
+    throw new ImportError('The export is truncated: its last line is not the closing "end" line.', { line: lines.length });
+  }
+  const body = lines.slice(0, -1);
+  if (last.data.lines !== body.length || last.data.checksum !== fnv1a(body.join('\n'))) {
+    throw new ImportError('The export is corrupt: its checksum or line count does not match its contents.', {
+      expectedLines: last.data.lines,
+      actualLines: body.length,
+    });
+  }
+
+  const contents: ExportContents = { header: header.data, episodes: [], facts: [], profiles: [], vectors: new Map() };
+  for (let i = 1; i < body.length; i++) {
+    const parsed = lineSchema.safeParse(safeJson(body[i]!, i + 1));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ImportError(`Line ${i + 1} is not a valid export line: ${issue?.path.join('.') || 'value'} ${issue?.message ?? ''}`.trim(), {
+        line: i + 1,
+      });
+    }
+    const line = parsed.data;
+    if (line.kind === 'episode') contents.episodes.push(line.record);
+    else if (line.kind === 'fact') contents.facts.push(line.record);
+    else if (line.kind === 'profile') contents.profiles.push(line.record);
+    else if (line.kind === 'vector') {
+      const vector = decodeVector(line.vector);
+      if (header.data.embedder && vector.length !== header.data.embedder.dimension) {
+        throw new ImportError(`Line ${i + 1}: vector has ${vector.length} dimensions, the header says ${header.data.embedder.dimension}.`, {
+          line: i + 1,
+        });
+      }
+      contents.vectors.set(line.id, vector);
+    } else throw new ImportError(`Line ${i + 1}: a second "end" line.`, { line: i + 1 });
+  }
+  return contents;
+}
+
+function safeJson(line: string, lineNumber: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new ImportError(`Line ${lineNumber} is not valid JSON.`, { line: lineNumber });
+  }
+}
+
+/** 32-bit FNV-1a over UTF-16 code units: cheap, dependency-free corruption check (not a security hash). */
+export function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+export function encodeVector(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export function decodeVector(base64: string): Float32Array {
+  const binary = atob(base64);
+  if (binary.length % 4 !== 0) throw new ImportError('A vector is not a whole number of float32 values.');
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const vector = new Float32Array(bytes.buffer);
+  for (const x of vector) if (!Number.isFinite(x)) throw new ImportError('A vector holds a non-finite value.');
+  return vector;
+}

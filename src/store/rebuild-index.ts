@@ -1,0 +1,73 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import type { ProgressListener } from '../embed/embedder.js';
+import type { EngineContext } from '../engine-context.js';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
+import { indexDocOf } from '../search/index-doc.js';
+import type { IndexEntry } from '../search/memory-index.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from './records.js';
+
+const REEMBED_BATCH = 256;
+
+/**
+ * Opens the index over what IndexedDB holds. If the database's vectors came
+ * from another embedder (or it has none yet), every memory is re-embedded,
+ * in batches with progress, instead of mixing vector spaces. Records that
+ * lost their vector (a crash between versions of engram) are re-embedded too.
+ */
+export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressListener): Promise<{ reembedded: number }> {
+  const { db, embedder } = ctx;
+  const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
+  const sameSpace = !!stamp && stamp.id === embedder.id && stamp.dimension === embedder.dimension;
+
+  onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
+  const [episodes, facts] = await Promise.all([db.episodes.toArray(), db.facts.toArray()]);
+  const records: (Episode | Fact)[] = [...episodes, ...facts];
+  const searchable = records.filter((r) => indexDocOf(r) !== null);
+
+  const vectors = new Map<string, Float32Array>();
+  if (sameSpace) {
+    // Large sequential reads are much faster than one get per memory.
+    await db.vectors.each((v) => {
+      if (v.vector.length === embedder.dimension) vectors.set(v.id, v.vector);
+    });
+  }
+
+  const missing = searchable.filter((r) => !vectors.has(r.id));
+  if (missing.length > 0) await reembed(ctx, missing, vectors, onProgress, sameSpace ? 'repair' : 'reembed');
+
+  const entries: IndexEntry[] = [];
+  for (const record of searchable) {
+    const vector = vectors.get(record.id);
+    if (vector) entries.push({ doc: indexDocOf(record)!, text: record.text, vector });
+  }
+  ctx.index.clear();
+  ctx.index.load(entries);
+  if (!sameSpace) {
+    await db.meta.put({ key: EMBEDDER_META_KEY, value: { id: embedder.id, dimension: embedder.dimension } satisfies EmbedderStamp });
+  }
+  onProgress?.({ phase: 'index', progress: 1, loaded: entries.length, total: entries.length, message: 'index ready' });
+  return { reembedded: missing.length };
+}
+
+async function reembed(
+  ctx: EngineContext,
+  records: (Episode | Fact)[],
+  into: Map<string, Float32Array>,
+  onProgress: ProgressListener | undefined,
+  why: 'repair' | 'reembed',
+): Promise<void> {
+  for (let start = 0; start < records.length; start += REEMBED_BATCH) {
+    const batch = records.slice(start, start + REEMBED_BATCH);
+    const vectors = await embedTexts(ctx, batch.map((r) => r.text));
+    await ctx.db.vectors.bulkPut(batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! })));
+    batch.forEach((r, i) => into.set(r.id, vectors[i]!));
+    onProgress?.({
+      phase: 'reembed',
+      loaded: Math.min(start + batch.length, records.length),
+      total: records.length,
+      progress: Math.min(start + batch.length, records.length) / records.length,
+      message: why === 'reembed' ? `re-embedding with ${ctx.embedder.id}` : 'restoring missing vectors',
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import type { MemoryType } from '../schema/common.js';
+
+/** One embedding per memory, kept apart from the record so listing never loads vectors. */
+export interface VectorRecord {
+  id: string;
+  userId: string;
+  kind: MemoryType;
+  vector: Float32Array;
+}
+
+/** A durable unit of background work. Rows are deleted when the job finishes or is dropped. */
+export interface JobRecord {
+  id: string;
+  kind: string;
+  userId: string;
+  payload: unknown;
+  attempts: number;
+  /** Epoch ms before which the job must not run (backoff). */
+  runAfter: number;
+  createdAt: number;
+}
+
+/** An audit/telemetry event, kept for the inspector and for tests. */
+export interface EventRecord {
+  seq?: number;
+  type: string;
+  userId: string | null;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+export interface ProfileRecord {
+  userId: string;
+  fields: Record<string, unknown>;
+  updatedAt: number;
+}
+
+export interface MetaRecord {
+  key: string;
+  value: unknown;
+}
+
+/** The embedder that produced the stored vectors; a different one triggers re-embedding. */
+export interface EmbedderStamp {
+  id: string;
+  dimension: number;
+}
+export const EMBEDDER_META_KEY = 'embedder';
