@@ -104,30 +104,30 @@ export class Memory {
       const parsed = parseInput(episodeInputSchema, input, 'episodes.add');
       return (await this.call('add an episode').addEpisode(parsed)).episode;
     },
-    get: (id: string): Promise<Episode> => this.call('get an episode').getEpisode(parseInput(idSchema, id, 'episodes.get: id')),
-    list: (query: EpisodeListQuery = {}): Promise<Episode[]> =>
+    get: async (id: string): Promise<Episode> => this.call('get an episode').getEpisode(parseInput(idSchema, id, 'episodes.get: id')),
+    list: async (query: EpisodeListQuery = {}): Promise<Episode[]> =>
       this.call('list episodes').listEpisodes(parseInput(episodeListQuerySchema, query, 'episodes.list')),
-    update: (id: string, patch: EpisodePatch): Promise<Episode> =>
+    update: async (id: string, patch: EpisodePatch): Promise<Episode> =>
       this.call('update an episode').updateEpisode(parseInput(idSchema, id, 'episodes.update: id'), parseInput(episodePatchSchema, patch, 'episodes.update')),
-    delete: (id: string): Promise<void> => this.call('delete an episode').deleteEpisode(parseInput(idSchema, id, 'episodes.delete: id')),
+    delete: async (id: string): Promise<void> => this.call('delete an episode').deleteEpisode(parseInput(idSchema, id, 'episodes.delete: id')),
     /** The whole arc the episode belongs to, root first; safe against cycles. */
-    chain: (id: string): Promise<Episode[]> => this.call('read a chain').chain(parseInput(idSchema, id, 'episodes.chain: id')),
+    chain: async (id: string): Promise<Episode[]> => this.call('read a chain').chain(parseInput(idSchema, id, 'episodes.chain: id')),
     /** The episodes that continue this one, oldest first. */
-    children: (id: string): Promise<Episode[]> => this.call('list children').children(parseInput(idSchema, id, 'episodes.children: id')),
+    children: async (id: string): Promise<Episode[]> => this.call('list children').children(parseInput(idSchema, id, 'episodes.children: id')),
   };
 
   /** Facts: stable things about the user. */
   readonly facts = {
-    add: (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
-    get: (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
-    list: (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
-    update: (id: string, patch: FactPatch): Promise<Fact> =>
+    add: async (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
+    get: async (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
+    list: async (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
+    update: async (id: string, patch: FactPatch): Promise<Fact> =>
       this.call('update a fact').updateFact(parseInput(idSchema, id, 'facts.update: id'), parseInput(factPatchSchema, patch, 'facts.update')),
-    delete: (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
+    delete: async (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
   };
 
   /** The memories that matter for `query`, best first, each with its score and the parts of the score. */
-  recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+  async recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
     const text = parseInput(textSchema, query, 'recall: query');
     return this.call('recall').recall(text, parseInput(recallOptionsSchema, options, 'recall'));
   }
@@ -138,7 +138,7 @@ export class Memory {
   }
 
   /** Applies TTL and the count cap now; returns the evicted ids. */
-  prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
+  async prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
     return this.call('prune').prune(parseInput(pruneOptionsSchema, options, 'prune'));
   }
 
@@ -161,7 +161,7 @@ export class Memory {
   }
 
   /** Resolves when every call and background job in flight has finished. */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
     return this.call('wait for idle').idle();
   }
 
@@ -175,7 +175,7 @@ export class Memory {
   }
 
   /** Embedder identity and index size. */
-  info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number }> {
+  async info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number }> {
     return this.call('read info').info();
   }
 

@@ -13,7 +13,11 @@ export function isQuotaExceeded(error: unknown): boolean {
 
 /** Turns whatever IndexedDB/Dexie threw into a typed engram error (typed errors pass through). */
 export function toStorageError(error: unknown, operation: string): EngramError {
-  if (error instanceof EngramError) return error;
+  // Dexie re-wraps errors thrown inside a transaction whose name matches a
+  // DOMException name (our NotFoundError does) as `DexieError { inner }`.
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { inner?: unknown }).inner, depth++) {
+    if (e instanceof EngramError) return e;
+  }
   if (isQuotaExceeded(error)) {
     return new QuotaError(`Storage quota exceeded while trying to ${operation}; nothing was written.`, { operation });
   }
