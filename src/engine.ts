@@ -189,23 +189,12 @@ export class Engine {
   // ---------- facts ----------
 
   addFact(input: FactInput): Promise<Fact> {
-    return this.run('add a fact', async () => {
-      const record = buildFact(input, this.ctx.now());
-      const [vector] = await embedTexts(this.ctx, [record.text]);
-      await this.transact('add a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
-        const existing = await this.ctx.db.facts.get(record.id);
-        if (existing) {
-          if (existing.userId !== record.userId) throw new ValidationError(`Fact "${record.id}" belongs to another user.`, [{ path: 'id', message: 'already used by another user' }]);
-          record.createdAt = input.createdAt ?? existing.createdAt;
-          record.validFrom = existing.validFrom;
-        }
-        await this.ctx.db.facts.put(record);
-        await this.ctx.db.vectors.put({ id: record.id, userId: record.userId, kind: 'fact', vector: vector! });
-      });
-      applyWritten(this.ctx, [{ record, vector }]);
-      this.ctx.emit({ type: 'change', written: [record.id], deleted: [] });
-      return record;
-    });
+    return this.run('add a fact', async () => (await this.writeFacts([input]))[0]!);
+  }
+
+  /** Many facts at once: one embedding batch and one transaction (all or nothing). */
+  addFacts(inputs: FactInput[]): Promise<Fact[]> {
+    return this.run('add facts', () => this.writeFacts(inputs));
   }
 
   getFact(id: string): Promise<Fact> {
@@ -408,6 +397,33 @@ export class Engine {
     } catch (error) {
       throw toStorageError(error, operation);
     }
+  }
+
+  private async writeFacts(inputs: FactInput[]): Promise<Fact[]> {
+    const now = this.ctx.now();
+    const records = inputs.map((input) => buildFact(input, now));
+    const ids = new Set(records.map((r) => r.id));
+    if (ids.size !== records.length) {
+      throw new ValidationError('Two facts in one call share an id.', [{ path: 'id', message: 'must be unique within the call' }]);
+    }
+    const vectors = await embedTexts(this.ctx, records.map((r) => r.text));
+    await this.transact('add facts', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+      const existing = await this.ctx.db.facts.bulkGet(records.map((r) => r.id));
+      existing.forEach((old, i) => {
+        if (!old) return;
+        const record = records[i]!;
+        if (old.userId !== record.userId) {
+          throw new ValidationError(`Fact "${record.id}" belongs to another user.`, [{ path: 'id', message: 'already used by another user' }]);
+        }
+        record.createdAt = inputs[i]!.createdAt ?? old.createdAt;
+        record.validFrom = old.validFrom;
+      });
+      await this.ctx.db.facts.bulkPut(records);
+      await this.ctx.db.vectors.bulkPut(records.map((r, i) => ({ id: r.id, userId: r.userId, kind: 'fact' as const, vector: vectors[i]! })));
+    });
+    applyWritten(this.ctx, records.map((record, i) => ({ record, vector: vectors[i] })));
+    this.ctx.emit({ type: 'change', written: records.map((r) => r.id), deleted: [] });
+    return records;
   }
 
   private async mustGet(kind: 'episode', id: string): Promise<Episode>;

@@ -119,6 +119,9 @@ export class Memory {
   /** Facts: stable things about the user. */
   readonly facts = {
     add: async (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
+    /** Adds up to 10,000 facts in one embedding batch and one transaction: all are stored or none. */
+    addMany: async (inputs: FactInput[]): Promise<Fact[]> =>
+      this.call('add facts').addFacts(parseInput(z.array(factInputSchema).max(10_000, 'at most 10,000 facts per call'), inputs, 'facts.addMany')),
     get: async (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
     list: async (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
     update: async (id: string, patch: FactPatch): Promise<Fact> =>

@@ -134,16 +134,13 @@ export class MemoryIndex {
     const pool = Math.max(options.k * 5, 50);
 
     const dense = user.vectors.topK(query.vector, pool, accept);
-    const keyword = user.keywords.query(query.text, accept);
-    const bestKeyword = keyword[0]?.score ?? 0;
+    const keyword = user.keywords.query(query.text, { limit: pool, accept });
+    const normalise = (raw: number) => (keyword.best > 0 ? raw / keyword.best : 0);
 
-    const keywordById = new Map<string, number>();
-    for (const { id, score } of keyword) keywordById.set(id, bestKeyword > 0 ? score / bestKeyword : 0);
     const cosineById = new Map<string, number>();
     for (const { id, score } of dense) cosineById.set(id, score);
-
     const candidates = new Set<string>(cosineById.keys());
-    for (let i = 0; i < keyword.length && i < pool; i++) candidates.add(keyword[i]!.id);
+    for (const { id } of keyword.hits) candidates.add(id);
 
     const hits: IndexHit[] = [];
     for (const id of candidates) {
@@ -151,7 +148,7 @@ export class MemoryIndex {
       const cosine = cosineById.get(id) ?? user.vectors.similarity(id, query.vector) ?? 0;
       const { score, parts } = scoreOf(
         options.ranking,
-        { kind: doc.kind, cosine, keyword: keywordById.get(id) ?? 0, importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt },
+        { kind: doc.kind, cosine, keyword: normalise(keyword.scoreOf(id)), importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt },
         options.now,
       );
       hits.push({ id, kind: doc.kind, score, parts });

@@ -51,7 +51,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
     weights: { similarity: 1, importance: 0.05, recency: 0.05, pinned: 0.1, ...options.weights },
     halfLifeMs: (options.halfLifeDays ?? 30) * DAY_MS,
     sourceWeights: { episode: 1, fact: 1, ...options.sourceWeights },
-    denseWeight: options.denseWeight ?? 0.5,
+    denseWeight: options.denseWeight ?? 0.4,
   };
 }
 

@@ -1,31 +1,40 @@
+import { createDotKernel, type DotKernel } from './simd/dot-kernel.js';
+
 /**
- * Exact nearest-neighbour search over one contiguous Float32Array.
+ * Exact nearest-neighbour search over one contiguous block of f32 rows.
  *
- * Rows are unit vectors, so the dot product is the cosine. Deletes swap the
- * last row into the hole, keeping the matrix dense (scans touch no gaps).
- * Capacity grows by doubling, so inserts are amortised O(dimension).
+ * Rows are unit vectors, so the dot product is the cosine. Scoring every row
+ * runs in WebAssembly SIMD where available (see simd/dot-kernel.ts); top-k
+ * selection is a bounded heap in JS. Deletes move the last row into the hole,
+ * so the block stays dense; capacity doubles as it fills.
  */
 export class VectorMatrix {
   readonly dimension: number;
-  private data: Float32Array;
+  /** Row length in floats: the dimension padded with zeros to a multiple of 8 (the SIMD kernel's step). */
+  private readonly stride: number;
+  private readonly kernel: DotKernel;
+  private capacity: number;
   private ids: string[] = [];
   private rowOf = new Map<string, number>();
 
-  constructor(dimension: number, initialCapacity = 64) {
+  constructor(dimension: number, options: { initialCapacity?: number; simd?: boolean } = {}) {
     this.dimension = dimension;
-    this.data = new Float32Array(dimension * Math.max(1, initialCapacity));
+    this.stride = Math.ceil(dimension / 8) * 8;
+    this.capacity = Math.max(1, options.initialCapacity ?? 64);
+    this.kernel = createDotKernel(this.bytesFor(this.capacity), { simd: options.simd });
   }
 
   get size(): number {
     return this.ids.length;
   }
 
-  has(id: string): boolean {
-    return this.rowOf.has(id);
+  /** Whether scoring runs in WebAssembly SIMD. */
+  get simd(): boolean {
+    return this.kernel.simd;
   }
 
-  idAt(row: number): string {
-    return this.ids[row]!;
+  has(id: string): boolean {
+    return this.rowOf.has(id);
   }
 
   upsert(id: string, vector: Float32Array): void {
@@ -39,7 +48,10 @@ export class VectorMatrix {
       this.ids.push(id);
       this.rowOf.set(id, row);
     }
-    this.data.set(vector, row * this.dimension);
+    const f = this.floats();
+    const start = this.matrixOffset() / 4 + row * this.stride;
+    f.set(vector, start);
+    f.fill(0, start + this.dimension, start + this.stride);
   }
 
   remove(id: string): boolean {
@@ -47,8 +59,10 @@ export class VectorMatrix {
     if (row === undefined) return false;
     const last = this.ids.length - 1;
     if (row !== last) {
+      const f = this.floats();
+      const base = this.matrixOffset() / 4;
+      f.copyWithin(base + row * this.stride, base + last * this.stride, base + (last + 1) * this.stride);
       const lastId = this.ids[last]!;
-      this.data.copyWithin(row * this.dimension, last * this.dimension, (last + 1) * this.dimension);
       this.ids[row] = lastId;
       this.rowOf.set(lastId, row);
     }
@@ -60,25 +74,35 @@ export class VectorMatrix {
   /** Cosine of `query` with the stored vector for `id`, or undefined. */
   similarity(id: string, query: Float32Array): number | undefined {
     const row = this.rowOf.get(id);
-    return row === undefined ? undefined : dot(this.data, row * this.dimension, query, this.dimension);
+    if (row === undefined) return undefined;
+    const f = this.floats();
+    const start = this.matrixOffset() / 4 + row * this.stride;
+    let sum = 0;
+    for (let j = 0; j < this.dimension; j++) sum += f[start + j]! * query[j]!;
+    return sum;
   }
 
   vector(id: string): Float32Array | undefined {
     const row = this.rowOf.get(id);
     if (row === undefined) return undefined;
-    return this.data.slice(row * this.dimension, (row + 1) * this.dimension);
+    const start = this.matrixOffset() / 4 + row * this.stride;
+    return this.floats().slice(start, start + this.dimension);
   }
 
-  /**
-   * The `k` rows most similar to `query` (exact), best first. `accept` filters
-   * rows before they compete for a place.
-   */
+  /** The `k` rows most similar to `query` (exact), best first. `accept` filters rows before they compete. */
   topK(query: Float32Array, k: number, accept?: (id: string) => boolean): { id: string; score: number }[] {
-    const heap = new TopK(k);
-    const d = this.dimension;
     const n = this.ids.length;
+    if (n === 0 || k <= 0) return [];
+    const f = this.floats();
+    f.set(query, 0);
+    f.fill(0, this.dimension, this.stride);
+    const outOffset = this.outOffset();
+    this.kernel.scores(this.matrixOffset(), 0, outOffset, n, this.stride);
+    const scores = new Float32Array(this.kernel.buffer(), outOffset, n);
+
+    const heap = new TopK(k);
     for (let row = 0; row < n; row++) {
-      const score = dot(this.data, row * d, query, d);
+      const score = scores[row]!;
       if (!heap.wouldAccept(score)) continue;
       if (accept && !accept(this.ids[row]!)) continue;
       heap.push(row, score);
@@ -86,31 +110,29 @@ export class VectorMatrix {
     return heap.sorted().map(({ row, score }) => ({ id: this.ids[row]!, score }));
   }
 
-  private ensureCapacity(rows: number): void {
-    if (rows * this.dimension <= this.data.length) return;
-    let capacity = this.data.length / this.dimension;
-    while (capacity < rows) capacity *= 2;
-    const next = new Float32Array(capacity * this.dimension);
-    next.set(this.data.subarray(0, this.ids.length * this.dimension));
-    this.data = next;
+  private floats(): Float32Array {
+    return new Float32Array(this.kernel.buffer());
   }
-}
 
-/** Dot product of a row of `matrix` (starting at `offset`) with `query`; unrolled by 4 for V8. */
-function dot(matrix: Float32Array, offset: number, query: Float32Array, d: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let i = 0;
-  for (; i + 3 < d; i += 4) {
-    s0 += matrix[offset + i]! * query[i]!;
-    s1 += matrix[offset + i + 1]! * query[i + 1]!;
-    s2 += matrix[offset + i + 2]! * query[i + 2]!;
-    s3 += matrix[offset + i + 3]! * query[i + 3]!;
+  private matrixOffset(): number {
+    return this.stride * 4;
   }
-  for (; i < d; i++) s0 += matrix[offset + i]! * query[i]!;
-  return s0 + s1 + s2 + s3;
+
+  private outOffset(): number {
+    return this.matrixOffset() + this.capacity * this.stride * 4;
+  }
+
+  private bytesFor(capacity: number): number {
+    return this.stride * 4 + capacity * this.stride * 4 + capacity * 4;
+  }
+
+  private ensureCapacity(rows: number): void {
+    if (rows <= this.capacity) return;
+    let capacity = this.capacity;
+    while (capacity < rows) capacity *= 2;
+    this.kernel.grow(this.bytesFor(capacity));
+    this.capacity = capacity;
+  }
 }
 
 /** A bounded min-heap keeping the k best (row, score) pairs. */

@@ -1,0 +1,47 @@
+/**
+ * Keyword search: engram's typed-array BM25+ index against MiniSearch (the
+ * library it first used) on the same synthetic texts. Prints build time and
+ * per-query latency; this is the measurement behind writing our own.
+ *
+ *   npm run bench:keyword
+ */
+import MiniSearch from 'minisearch';
+import { KeywordIndex } from '../src/search/keyword-index.js';
+import { tokenize } from '../src/search/tokenize.js';
+import { median, printTable } from './support.js';
+import { syntheticTexts } from './synthetic.js';
+
+const rows: (string | number)[][] = [];
+for (const n of [10_000, 100_000]) {
+  const texts = syntheticTexts(n, 11);
+  const queries = syntheticTexts(100, 99).map((q) => q.split(' ').slice(0, 5).join(' '));
+
+  let started = performance.now();
+  const ours = new KeywordIndex();
+  ours.upsertMany(texts.map((text, i) => ({ id: `m${i}`, text })));
+  const oursBuild = performance.now() - started;
+  const oursQuery: number[] = [];
+  for (const q of queries) {
+    started = performance.now();
+    ours.query(q, { limit: 50 });
+    oursQuery.push(performance.now() - started);
+  }
+
+  started = performance.now();
+  const mini = new MiniSearch<{ id: string; text: string }>({
+    fields: ['text'],
+    tokenize: (t) => tokenize(t),
+    processTerm: (t) => t,
+  });
+  mini.addAll(texts.map((text, i) => ({ id: `m${i}`, text })));
+  const miniBuild = performance.now() - started;
+  const miniQuery: number[] = [];
+  for (const q of queries) {
+    started = performance.now();
+    mini.search(q, { combineWith: 'OR' }).slice(0, 50);
+    miniQuery.push(performance.now() - started);
+  }
+  rows.push([n, 'engram BM25+', oursBuild, median(oursQuery)]);
+  rows.push([n, 'MiniSearch', miniBuild, median(miniQuery)]);
+}
+printTable('Keyword index (same tokenizer; top 50 of an OR query of 5 terms)', ['memories', 'index', 'build ms', 'query p50 ms'], rows);

@@ -1,0 +1,103 @@
+/**
+ * Retrieval quality on LoCoMo (dev split, ../shared/eval/locomo-dev): every
+ * dialogue turn is stored as a memory, every question with evidence is a
+ * query, and recall@k = |evidence ∩ top-k| / |evidence|, averaged per
+ * category and overall. Three modes: dense only, keyword (BM25) only, hybrid.
+ * No LLM is involved. Research data (CC BY-NC 4.0): read at run time, never shipped.
+ *
+ *   npm run bench:locomo
+ */
+import { readFileSync } from 'node:fs';
+import type { Memory, RankingOptions } from '../src/index.js';
+import { benchMemory, LOCOMO_PATH, printTable } from './support.js';
+
+interface Turn { dia_id: string; speaker: string; text: string; image_caption?: string; session_iso_date_time: string }
+interface Question { qid: string; question: string; category: number; category_name: string; evidence_ids: string[] }
+interface Conversation { sample_id: string; turns: Turn[]; qa: Question[] }
+
+const KS = [1, 5, 10, 20] as const;
+
+export const MODES: Record<string, RankingOptions> = {
+  dense: { denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 } },
+  keyword: { denseWeight: 0, weights: { importance: 0, recency: 0, pinned: 0 } },
+  hybrid: {},
+};
+
+export function loadConversations(): Conversation[] {
+  return readFileSync(LOCOMO_PATH, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Conversation);
+}
+
+export function turnText(turn: Turn): string {
+  return `${turn.speaker}: ${turn.text}${turn.image_caption ? ` [image: ${turn.image_caption}]` : ''}`;
+}
+
+/** Stores one conversation's turns as facts (one user per conversation) and returns the export, to reuse across modes. */
+async function ingest(memory: Memory, conversation: Conversation): Promise<void> {
+  for (const turn of conversation.turns) {
+    await memory.facts.add({
+      id: `${conversation.sample_id}/${turn.dia_id}`,
+      userId: conversation.sample_id,
+      text: turnText(turn),
+      createdAt: Date.parse(`${turn.session_iso_date_time}Z`),
+      metadata: { diaId: turn.dia_id },
+    });
+  }
+}
+
+export interface ModeResult { byCategory: Map<string, { n: number; sums: number[] }>; overall: { n: number; sums: number[] } }
+
+export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[]): Promise<ModeResult> {
+  const { memory } = await benchMemory({ ranking });
+  await memory.import(exportText);
+  const result: ModeResult = { byCategory: new Map(), overall: { n: 0, sums: KS.map(() => 0) } };
+  for (const conversation of conversations) {
+    for (const q of conversation.qa) {
+      if (q.evidence_ids.length === 0) continue;
+      const hits = await memory.recall(q.question, { userId: conversation.sample_id, k: 20 });
+      const ranked = hits.map((h) => (h.memory.metadata as { diaId: string }).diaId);
+      const evidence = new Set(q.evidence_ids);
+      const bucket = result.byCategory.get(q.category_name) ?? { n: 0, sums: KS.map(() => 0) };
+      result.byCategory.set(q.category_name, bucket);
+      KS.forEach((k, i) => {
+        const found = ranked.slice(0, k).filter((id) => evidence.has(id)).length;
+        const r = found / evidence.size;
+        bucket.sums[i]! += r;
+        result.overall.sums[i]! += r;
+      });
+      bucket.n++;
+      result.overall.n++;
+    }
+  }
+  await memory.close();
+  return result;
+}
+
+export async function buildExport(conversations: Conversation[]): Promise<string> {
+  const { memory } = await benchMemory();
+  for (const c of conversations) await ingest(memory, c);
+  const text = await (await memory.export()).text();
+  await memory.close();
+  return text;
+}
+
+async function main(): Promise<void> {
+  const conversations = loadConversations();
+  const started = performance.now();
+  const exportText = await buildExport(conversations);
+  console.log(`ingested ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const rows: (string | number)[][] = [];
+  for (const [mode, ranking] of Object.entries(MODES)) {
+    const r = await evaluate(ranking, exportText, conversations);
+    const categories = [...r.byCategory.keys()].sort();
+    for (const cat of [...categories, 'overall']) {
+      const b = cat === 'overall' ? r.overall : r.byCategory.get(cat)!;
+      rows.push([mode, cat, b.n, ...b.sums.map((s) => s / b.n)]);
+    }
+  }
+  printTable('LoCoMo dev retrieval recall@k (potion-base-4M-int8, offline)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], rows);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

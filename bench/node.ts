@@ -1,0 +1,74 @@
+/**
+ * Node benchmarks (fake-indexeddb, offline model). Prints figures; asserts nothing.
+ *
+ *   npm run bench            all sizes (1k, 10k, 100k)
+ *   BENCH_SIZES=1000 npm run bench
+ */
+import { createMemory } from '../src/index.js';
+import { benchMemory, median, offlineEmbedder, percentile, printTable } from './support.js';
+import { syntheticTexts } from './synthetic.js';
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const QUERIES = 200;
+
+async function embeddingThroughput(): Promise<(string | number)[][]> {
+  const embedder = await offlineEmbedder();
+  const rows: (string | number)[][] = [];
+  for (const batch of [1, 32]) {
+    const texts = syntheticTexts(batch === 1 ? 500 : 3200, 7);
+    await embedder.embed(texts.slice(0, batch)); // warm-up
+    const runs: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      for (let i = 0; i < texts.length; i += batch) await embedder.embed(texts.slice(i, i + batch));
+      runs.push(texts.length / ((performance.now() - started) / 1000));
+    }
+    rows.push([`batch ${batch}`, median(runs)]);
+  }
+  return rows;
+}
+
+async function atSize(n: number): Promise<(string | number)[]> {
+  const embedder = await offlineEmbedder();
+  const { memory, idb } = await benchMemory();
+  const texts = syntheticTexts(n, 11);
+  const insertStarted = performance.now();
+  for (let i = 0; i < n; i += 5000) {
+    await memory.facts.addMany(texts.slice(i, i + 5000).map((text, j) => ({ id: `m${i + j}`, text })));
+  }
+  const insertPerSecond = n / ((performance.now() - insertStarted) / 1000);
+
+  const queries = syntheticTexts(QUERIES, 99).map((q) => q.split(' ').slice(0, 5).join(' '));
+  for (const q of queries.slice(0, 10)) await memory.recall(q); // warm-up
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const started = performance.now();
+    await memory.recall(q, { k: 10 });
+    latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  await memory.close();
+
+  const reopenStarted = performance.now();
+  const reopened = await createMemory({ name: 'bench', ...idb, embedder });
+  const rebuildMs = performance.now() - reopenStarted;
+  const firstQueryStarted = performance.now();
+  await reopened.recall(queries[0]!);
+  const coldFirstQueryMs = rebuildMs + (performance.now() - firstQueryStarted);
+  await reopened.close();
+  return [n, insertPerSecond, percentile(latencies, 50), percentile(latencies, 95), percentile(latencies, 99), rebuildMs, coldFirstQueryMs];
+}
+
+async function main(): Promise<void> {
+  console.log(`engram Node benchmark — ${new Date().toISOString()} — node ${process.version}, fake-indexeddb, minishlab/potion-base-4M-int8 (128-d)`);
+  printTable('Embedding throughput (sentences/s, median of 3)', ['batch', 'sentences/s'], await embeddingThroughput());
+  const rows: (string | number)[][] = [];
+  for (const n of SIZES) rows.push(await atSize(n));
+  printTable(
+    `Recall (hybrid, k=10, ${QUERIES} queries, embedding included) and index rebuild at open`,
+    ['memories', 'insert/s (addMany, embedding incl.)', 'recall p50 ms', 'p95 ms', 'p99 ms', 'rebuild ms', 'open→first answer ms'],
+    rows,
+  );
+}
+
+await main();
