@@ -13,6 +13,7 @@ import type { Fact, FactInput, FactPatch } from './schema/fact.js';
 import { resolveLifecycle, type EngineSettings } from './schema/options.js';
 import { toEpochMs, type EpisodeListQuery, type ExportOptions, type FactListQuery, type RecallOptions } from './schema/query.js';
 import { indexDocOf } from './search/index-doc.js';
+import { orderSequence, type SequenceOptions } from './recall/sequence.js';
 import { MemoryIndex } from './search/memory-index.js';
 import { resolveRanking, type ScoreParts } from './search/ranking.js';
 import { applyDeleted, applyWritten } from './store/apply-to-index.js';
@@ -26,6 +27,8 @@ import { buildFact } from './store/write-fact.js';
 import type { EngramEvent } from './telemetry/events.js';
 
 export type MemoryRecord = Episode | Fact;
+
+const STATE_ORDER: readonly Episode['state'][] = ['active', 'summarized', 'archived'];
 
 export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   memory: M;
@@ -128,6 +131,11 @@ export class Engine {
         throw new ValidationError('An episode needs a non-empty text (or goal).', [{ path: 'text', message: 'would be empty' }]);
       }
       if (merged.parentId === id) throw new ValidationError('An episode cannot be its own parent.', [{ path: 'parentId', message: 'equals the episode id' }]);
+      if (STATE_ORDER.indexOf(merged.state) < STATE_ORDER.indexOf(current.state)) {
+        throw new ValidationError(`An episode's state only moves forward (active → summarized → archived); it is "${current.state}".`, [
+          { path: 'state', message: `cannot go back to "${merged.state}"` },
+        ]);
+      }
       merged.updatedAt = this.ctx.now();
       const vector = merged.text !== current.text ? (await embedTexts(this.ctx, [merged.text]))[0] : undefined;
       await this.transact('update an episode', [this.ctx.db.episodes, this.ctx.db.vectors], async () => {
@@ -183,6 +191,27 @@ export class Engine {
       await this.mustGet('episode', id);
       const kids = await this.ctx.db.episodes.where('parentId').equals(id).toArray();
       return kids.sort((a, b) => a.startedAt - b.startedAt);
+    });
+  }
+
+  /** Chronological replay of a topic (see recall/sequence.ts). */
+  sequence(topic: string, options: SequenceOptions = {}): Promise<Episode[]> {
+    return this.run('replay a topic', async () => {
+      const limit = options.limit ?? 10;
+      const [vector] = await embedTexts(this.ctx, [topic]);
+      const hits = this.ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: topic }, {
+        k: 2 * limit,
+        types: ['episode'],
+        includeArchived: options.includeArchived,
+        ranking: this.ctx.ranking,
+        now: this.ctx.now(),
+      });
+      const records = await this.fetchRecords(hits.map((h) => ({ id: h.id, kind: h.kind })));
+      const candidates = hits.flatMap((hit, i) => {
+        const episode = records[i];
+        return episode?.type === 'episode' ? [{ episode, similarity: hit.parts.similarity }] : [];
+      });
+      return orderSequence(candidates, limit, options.minRelevance ?? 0.5);
     });
   }
 

@@ -17,6 +17,8 @@ export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, Met
 export type { MemoryType, Metadata } from './schema/common.js';
 export { DEFAULT_USER_ID } from './schema/common.js';
 export { formatContext, type FormatContextOptions } from './recall/format-context.js';
+export { formatReplay } from './recall/format-replay.js';
+export type { SequenceOptions } from './recall/sequence.js';
 export type { Embedder, Progress, ProgressListener } from './embed/embedder.js';
 export { loadTransformersEmbedder, DEFAULT_EMBEDDING_MODEL, type TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export type { EngramEvent, EngramEventType, EpisodeEvent, DedupEvent, EvictionEvent, ChangeEvent } from './telemetry/events.js';

@@ -4,6 +4,8 @@ import { isEmbedder } from './embed/embedder.js';
 import { Engine, type EngineConfig, type ImportSummary, type RecallHit } from './engine.js';
 import { ClosedError, ValidationError } from './errors.js';
 import { formatContext, type FormatContextOptions } from './recall/format-context.js';
+import { formatReplay } from './recall/format-replay.js';
+import { sequenceOptionsSchema, type SequenceOptions } from './recall/sequence.js';
 import type { EngineApi } from './rpc/engine-api.js';
 import './rpc/error-transfer.js';
 import type { WorkerEntry } from './rpc/worker-protocol.js';
@@ -112,6 +114,9 @@ export class Memory {
     delete: async (id: string): Promise<void> => this.call('delete an episode').deleteEpisode(parseInput(idSchema, id, 'episodes.delete: id')),
     /** The whole arc the episode belongs to, root first; safe against cycles. */
     chain: async (id: string): Promise<Episode[]> => this.call('read a chain').chain(parseInput(idSchema, id, 'episodes.chain: id')),
+    /** Chronological replay: the episodes about `topic` (similarity above `minRelevance`), oldest first. */
+    sequence: async (topic: string, options: SequenceOptions = {}): Promise<Episode[]> =>
+      this.call('replay a topic').sequence(parseInput(textSchema, topic, 'episodes.sequence: topic'), parseInput(sequenceOptionsSchema, options, 'episodes.sequence')),
     /** The episodes that continue this one, oldest first. */
     children: async (id: string): Promise<Episode[]> => this.call('list children').children(parseInput(idSchema, id, 'episodes.children: id')),
   };
@@ -138,6 +143,11 @@ export class Memory {
   /** Renders hits as compact prompt lines (synchronous; no engine call). */
   formatContext(hits: readonly RecallHit[], options: FormatContextOptions = {}): string {
     return formatContext(hits, options);
+  }
+
+  /** Renders episodes as chronological replay blocks (synchronous). */
+  formatReplay(episodes: readonly Episode[], options: { timeZone?: string } = {}): string {
+    return formatReplay(episodes, options);
   }
 
   /** Applies TTL and the count cap now; returns the evicted ids. */

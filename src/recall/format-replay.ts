@@ -1,0 +1,30 @@
+import type { Episode } from '../schema/episode.js';
+import { localDate } from './format-context.js';
+
+/**
+ * Renders episodes (typically from `episodes.sequence()`) as replay blocks:
+ *
+ *   [2026-11-20] Migrate billing to Kubernetes (continues 3f2a9c1e)
+ *   Helm chart deployed to staging
+ *   Tags: infra, billing | Outcome: ongoing
+ *
+ * Blocks are separated by a blank line; dates are in `timeZone` (default UTC).
+ */
+export function formatReplay(episodes: readonly Episode[], options: { timeZone?: string } = {}): string {
+  const timeZone = options.timeZone ?? 'UTC';
+  return episodes
+    .map((e) => {
+      const title = (e.goal ?? e.text.split('\n')[0] ?? '').trim();
+      const continues = e.parentId ? ` (continues ${shortId(e.parentId)})` : '';
+      const lines = [`[${localDate(e.startedAt, timeZone)}] ${title}${continues}`];
+      if (e.outcome?.trim()) lines.push(e.outcome.trim());
+      lines.push(`Tags: ${e.tags.length ? e.tags.join(', ') : '-'} | Outcome: ${e.outcomeStatus}`);
+      return lines.join('\n');
+    })
+    .join('\n\n');
+}
+
+/** The first 8 characters of an id: enough to tell episodes of one arc apart in a prompt. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
