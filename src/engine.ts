@@ -25,6 +25,16 @@ import { rebuildIndex } from './store/rebuild-index.js';
 import { toStorageError } from './store/transaction-errors.js';
 import { buildFact } from './store/write-fact.js';
 import type { EngramEvent } from './telemetry/events.js';
+import { JobQueue } from './jobs/queue.js';
+import type { LLMProvider } from './llm/types.js';
+import { observe, type ObserveResult, type observeInputSchema } from './extract/observe.js';
+import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type FactOptions, type ResolvedExtraction } from './extract/options.js';
+import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
+import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
+import type { EventRecord, JobRecord } from './store/records.js';
+import type { z } from 'zod';
+
+type ObserveParsed = z.output<typeof observeInputSchema>;
 
 export type MemoryRecord = Episode | Fact;
 
@@ -46,6 +56,9 @@ export interface ImportSummary {
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
 export interface EngineConfig extends EngineSettings {
   embedder?: TransformersEmbedderOptions;
+  extraction?: ExtractionOptions;
+  facts?: FactOptions;
+  capture?: CaptureOptions;
 }
 
 /** Things that cannot be cloned into a worker; in a worker they arrive as Comlink proxies. */
@@ -56,6 +69,8 @@ export interface EngineHooks {
   onProgress?: ProgressListener;
   onEvent?: (event: EngramEvent) => void;
   clock?: () => number;
+  /** The LLM provider; without one, everything that needs no LLM still works. */
+  llm?: LLMProvider;
 }
 
 /**
@@ -67,7 +82,23 @@ export class Engine {
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  private constructor(private readonly ctx: EngineContext) {}
+  private readonly queue: JobQueue;
+  private readonly closing = new AbortController();
+
+  private constructor(
+    private readonly ctx: EngineContext,
+    private readonly llm: LLMProvider | undefined,
+    private readonly extraction: ResolvedExtraction,
+  ) {
+    this.queue = new JobQueue({
+      db: ctx.db,
+      now: ctx.now,
+      emit: ctx.emit,
+      maxAttempts: extraction.maxAttempts,
+      backoffMs: extraction.retryBackoffMs,
+      handlers: { [EPISODE_JOB]: episodeJobHandler(ctx, { llm: () => this.llm, options: extraction }) },
+    });
+  }
 
   static async open(config: EngineConfig, hooks: EngineHooks = {}): Promise<Engine> {
     const db = new EngramDatabase(config.name, { indexedDB: hooks.indexedDB, IDBKeyRange: hooks.IDBKeyRange });
@@ -100,7 +131,10 @@ export class Engine {
         },
       };
       await rebuildIndex(ctx, hooks.onProgress);
-      return new Engine(ctx);
+      const engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture));
+      // Resume background jobs a previous session left queued.
+      await engine.queue.resume();
+      return engine;
     } catch (error) {
       db.close();
       throw error;
@@ -262,6 +296,64 @@ export class Engine {
     });
   }
 
+  /** Every version of a fact, oldest first: retired versions with `validUntil` and `supersededBy`, then the current one. */
+  factHistory(id: string): Promise<Fact[]> {
+    return this.run('read fact history', async () => {
+      const start = await this.mustGet('fact', id);
+      const seen = new Map<string, Fact>([[start.id, start]]);
+      // Forward: what replaced it; backward: what it replaced.
+      let current: Fact | undefined = start;
+      while (current?.supersededBy && !seen.has(current.supersededBy)) {
+        current = await this.ctx.db.facts.get(current.supersededBy);
+        if (current) seen.set(current.id, current);
+      }
+      let frontier = [...seen.keys()];
+      while (frontier.length) {
+        const older = (await this.ctx.db.facts.where('supersededBy').anyOf(frontier).toArray()).filter((f) => !seen.has(f.id));
+        older.forEach((f) => seen.set(f.id, f));
+        frontier = older.map((f) => f.id);
+      }
+      return [...seen.values()].sort((a, b) => a.validFrom - b.validFrom || (a.validUntil ?? Infinity) - (b.validUntil ?? Infinity));
+    });
+  }
+
+  // ---------- conversation ----------
+
+  /** One conversation turn through the two-stage pipeline (see extract/observe.ts). */
+  observe(input: ObserveParsed): Promise<ObserveResult> {
+    return this.run('observe', () => observe(this.ctx, { llm: this.llm, options: this.extraction, queue: this.queue, signal: this.closing.signal }, input));
+  }
+
+  // ---------- profile ----------
+
+  getProfile(userId: string): Promise<Profile> {
+    return this.run('read a profile', async () => {
+      const row = await this.ctx.db.profiles.get(userId);
+      return profileOf(userId, row?.fields, row?.updatedAt ?? null);
+    });
+  }
+
+  updateProfile(userId: string, patch: ProfileFields): Promise<Profile> {
+    return this.run('update a profile', async () => {
+      const updated = await this.transact('update a profile', [this.ctx.db.profiles], async () => {
+        const row = await this.ctx.db.profiles.get(userId);
+        const fields = { ...(row?.fields ?? {}), ...patch };
+        const record = { userId, fields, updatedAt: this.ctx.now() };
+        await this.ctx.db.profiles.put(record);
+        return record;
+      });
+      return profileOf(userId, updated.fields, updated.updatedAt);
+    });
+  }
+
+  /** Background work waiting or running, and the recorded events (newest first), for the inspector. */
+  activity(options: { limit?: number } = {}): Promise<{ jobs: JobRecord[]; events: EventRecord[] }> {
+    return this.run('read activity', async () => ({
+      jobs: await this.ctx.db.jobs.toArray(),
+      events: await this.ctx.db.events.orderBy('seq').reverse().limit(options.limit ?? 100).toArray(),
+    }));
+  }
+
   // ---------- recall ----------
 
   recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
@@ -389,16 +481,23 @@ export class Engine {
 
   // ---------- shutdown ----------
 
-  /** Resolves when nothing is in flight. */
+  /** Resolves when no call is in flight and the background queue is drained. */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    do {
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.queue.idle();
+    } while (this.inFlight.size > 0 || this.queue.pending > 0);
   }
 
   /** Stops taking work, lets in-flight calls finish (up to `timeoutMs`), then closes the database. */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const deadline = new Promise((resolve) => setTimeout(resolve, options.timeoutMs ?? 10_000));
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    // In-flight jobs are cancelled (they stay queued, and emit no event); calls get until the deadline.
+    this.closing.abort(new Error('engram is closing'));
+    await this.queue.close(timeoutMs);
+    const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs));
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
     this.ctx.db.close();
     await this.ctx.embedder.dispose?.();

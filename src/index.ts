@@ -21,7 +21,13 @@ export { formatReplay } from './recall/format-replay.js';
 export type { SequenceOptions } from './recall/sequence.js';
 export type { Embedder, Progress, ProgressListener } from './embed/embedder.js';
 export { loadTransformersEmbedder, DEFAULT_EMBEDDING_MODEL, type TransformersEmbedderOptions } from './embed/transformers-embedder.js';
-export type { EngramEvent, EngramEventType, EpisodeEvent, DedupEvent, EvictionEvent, ChangeEvent } from './telemetry/events.js';
+export type { EngramEvent, EngramEventType, EpisodeEvent, DedupEvent, EvictionEvent, ChangeEvent, JobEvent, ExtractionEvent } from './telemetry/events.js';
+export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from './llm/types.js';
+export type { ObserveInput, ObserveResult, ObserveReason } from './extract/observe.js';
+export type { ExtractionOptions, FactOptions, CaptureOptions } from './extract/options.js';
+export { PROMPT_VERSION } from './extract/prompts.js';
+export type { Profile, ProfilePatch } from './schema/profile.js';
+export type { JobRecord, EventRecord } from './store/records.js';
 export {
   EngramError,
   ValidationError,

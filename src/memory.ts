@@ -9,7 +9,7 @@ import { sequenceOptionsSchema, type SequenceOptions } from './recall/sequence.j
 import type { EngineApi } from './rpc/engine-api.js';
 import './rpc/error-transfer.js';
 import type { WorkerEntry } from './rpc/worker-protocol.js';
-import { idSchema, textSchema, userIdSchema } from './schema/common.js';
+import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from './schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
 import { factInputSchema, factPatchSchema, type Fact, type FactInput, type FactPatch } from './schema/fact.js';
 import { memoryOptionsSchema, type MemoryOptions } from './schema/memory-options.js';
@@ -26,6 +26,10 @@ import {
 } from './schema/query.js';
 import { Emitter } from './telemetry/emitter.js';
 import type { EngramEvent, EngramEventType, EventListener } from './telemetry/events.js';
+import type { LLMProvider, LLMRequest, LLMResponse } from './llm/types.js';
+import { observeInputSchema, type ObserveInput, type ObserveResult } from './extract/observe.js';
+import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
+import type { EventRecord, JobRecord } from './store/records.js';
 
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
 const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
@@ -52,6 +56,9 @@ export class Memory {
       name: opts.name,
       lifecycle: opts.lifecycle,
       ranking: opts.ranking,
+      extraction: opts.extraction,
+      facts: opts.facts,
+      capture: opts.capture,
       embedder: isEmbedder(opts.embedder) ? undefined : opts.embedder,
     };
     const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
@@ -71,6 +78,7 @@ export class Memory {
         onProgress: opts.onProgress,
         onEvent: (event) => emitter.emit(event),
         clock: opts.clock,
+        llm: opts.llm,
       });
       return new Memory(engine as unknown as EngineApi, emitter, () => engine.close());
     }
@@ -89,6 +97,7 @@ export class Memory {
         customEmbedder ? Comlink.proxy((texts: string[]) => customEmbedder.embed(texts)) : null,
         opts.onProgress ? Comlink.proxy(opts.onProgress) : null,
         Comlink.proxy((event: EngramEvent) => emitter.emit(event)),
+        opts.llm ? Comlink.proxy(pageSideProvider(opts.llm)) : null,
       )) as unknown as EngineApi;
       return new Memory(remote, emitter, async () => {
         await remote.close();
@@ -132,7 +141,37 @@ export class Memory {
     update: async (id: string, patch: FactPatch): Promise<Fact> =>
       this.call('update a fact').updateFact(parseInput(idSchema, id, 'facts.update: id'), parseInput(factPatchSchema, patch, 'facts.update')),
     delete: async (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
+    /** Every version of a fact, oldest first; retired versions carry `validUntil` and `supersededBy`. */
+    history: async (id: string): Promise<Fact[]> => this.call('read fact history').factHistory(parseInput(idSchema, id, 'facts.history: id')),
   };
+
+  /** The compact structured profile of a user. */
+  readonly profile = {
+    get: async (userId: string = DEFAULT_USER_ID): Promise<Profile> => this.call('read a profile').getProfile(parseInput(userIdSchema, userId, 'profile.get: userId')),
+    update: async (userId: string, patch: ProfilePatch): Promise<Profile> =>
+      this.call('update a profile').updateProfile(parseInput(userIdSchema, userId, 'profile.update: userId'), parseInput(profileFieldsSchema, patch, 'profile.update')),
+  };
+
+  /** One compact profile line for prompts (empty when nothing is known); pass it to `formatContext`. */
+  async profileLine(userId: string = DEFAULT_USER_ID): Promise<string> {
+    return profileLine(await this.profile.get(userId));
+  }
+
+  /**
+   * After each conversation turn: one LLM call extracts facts and decides
+   * whether the exchange deserves an episode; the episode is then written in
+   * the background (see \`idle()\`). Never throws for LLM failures: they come
+   * back as \`reason\`.
+   */
+  async observe(input: ObserveInput): Promise<ObserveResult> {
+    return this.call('observe').observe(parseInput(observeInputSchema, input, 'observe'));
+  }
+
+  /** Queued background jobs and the most recent recorded events, for inspection. */
+  async activity(options: { limit?: number } = {}): Promise<{ jobs: JobRecord[]; events: EventRecord[] }> {
+    const opts = parseInput(z.object({ limit: z.number().int().min(1).max(10_000).optional() }).strict(), options, 'activity');
+    return this.call('read activity').activity(opts);
+  }
 
   /** The memories that matter for `query`, best first, each with its score and the parts of the score. */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
@@ -196,6 +235,11 @@ export class Memory {
     if (this.closed) throw new ClosedError(operation);
     return this.engine;
   }
+}
+
+/** Wraps a provider for calls from the worker, which cannot send an AbortSignal: the page makes its own. */
+function pageSideProvider(llm: LLMProvider): (request: Omit<LLMRequest, 'signal'>) => Promise<LLMResponse> {
+  return (request) => llm({ ...request, signal: new AbortController().signal });
 }
 
 function useWorker(option: MemoryOptions['worker']): boolean {

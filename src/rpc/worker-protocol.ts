@@ -1,6 +1,7 @@
 import type { Embedder, ProgressListener } from '../embed/embedder.js';
 import type { EngineConfig } from '../engine.js';
 import type { EngramEvent } from '../telemetry/events.js';
+import type { LLMProvider } from '../llm/types.js';
 
 /**
  * The object the worker exposes with Comlink. Functions can only cross as
@@ -14,5 +15,6 @@ export interface WorkerEntry {
     embed: Embedder['embed'] | null,
     onProgress: ProgressListener | null,
     onEvent: ((event: EngramEvent) => void) | null,
+    llm: LLMProvider | null,
   ): Promise<unknown>;
 }

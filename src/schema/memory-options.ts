@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
 import { rankingOptionsSchema } from '../search/ranking.js';
 import { embedderOptionsSchema, engineSettingsSchema, lifecycleOptionsSchema } from './options.js';
+import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from '../extract/options.js';
+import type { LLMProvider } from '../llm/types.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
 
@@ -19,6 +21,11 @@ export const memoryOptionsSchema = z
         embedderOptionsSchema,
       ])
       .optional(),
+    /** The LLM: `openAICompatible(...)`, `httpProxy(...)` or any `(request) => Promise<{ output }>`. Optional. */
+    llm: fn('LLM provider').optional(),
+    extraction: extractionOptionsSchema.optional(),
+    facts: factOptionsSchema.optional(),
+    capture: captureOptionsSchema.optional(),
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
     onProgress: fn('progress listener').optional(),
@@ -27,7 +34,8 @@ export const memoryOptionsSchema = z
   })
   .strict();
 
-export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder'> & {
+export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder' | 'llm'> & {
+  llm?: LLMProvider;
   onProgress?: ProgressListener;
   clock?: () => number;
   worker?: boolean | Worker | (() => Worker);

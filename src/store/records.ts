@@ -17,6 +17,8 @@ export interface JobRecord {
   attempts: number;
   /** Epoch ms before which the job must not run (backoff). */
   runAfter: number;
+  /** While an engine runs the job, it holds a lease until this time; an expired lease means the runner died. */
+  leaseUntil: number;
   createdAt: number;
 }
 

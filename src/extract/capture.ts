@@ -1,0 +1,51 @@
+import Dexie from 'dexie';
+import type { EngramDatabase } from '../store/database.js';
+import type { ResolvedExtraction } from './options.js';
+import { isValidTimeZone, startOfLocalDay } from './time-zone.js';
+
+/** Per-user capture bookkeeping, kept in the `meta` table. */
+export interface CaptureState {
+  /** Turns observed for this user. */
+  turn: number;
+  /** Turn and time of the last captured (stage-2) episode. */
+  lastEpisodeTurn: number | null;
+  lastEpisodeAt: number | null;
+}
+
+export const captureKey = (userId: string) => `capture:${userId}`;
+
+export async function readCaptureState(db: EngramDatabase, userId: string): Promise<CaptureState> {
+  const row = await db.meta.get(captureKey(userId));
+  return (row?.value as CaptureState | undefined) ?? { turn: 0, lastEpisodeTurn: null, lastEpisodeAt: null };
+}
+
+/**
+ * Episode capture controls: before an episode is scheduled for a user, a
+ * cooldown in turns and in minutes since their last captured episode, and a
+ * daily cap counted from local midnight in the user's time zone (profile
+ * `timeZone`, else UTC). Returns why capture is refused, or null.
+ */
+export async function captureRefusal(
+  db: EngramDatabase,
+  userId: string,
+  state: CaptureState,
+  options: ResolvedExtraction['capture'],
+  now: number,
+): Promise<string | null> {
+  if (state.lastEpisodeTurn !== null && state.turn - state.lastEpisodeTurn < options.cooldownTurns) {
+    return `cooldown: ${state.turn - state.lastEpisodeTurn} of ${options.cooldownTurns} turns since the last episode`;
+  }
+  if (state.lastEpisodeAt !== null && now - state.lastEpisodeAt < options.cooldownMinutes * 60_000) {
+    return `cooldown: ${Math.floor((now - state.lastEpisodeAt) / 60_000)} of ${options.cooldownMinutes} minutes since the last episode`;
+  }
+  const profile = await db.profiles.get(userId);
+  const tz = typeof profile?.fields.timeZone === 'string' && isValidTimeZone(profile.fields.timeZone) ? profile.fields.timeZone : 'UTC';
+  const dayStart = startOfLocalDay(now, tz);
+  const today = await db.episodes
+    .where('[userId+createdAt]')
+    .between([userId, dayStart], [userId, Dexie.maxKey], true, true)
+    .filter((e) => e.source === 'episode')
+    .count();
+  if (today >= options.maxPerDay) return `daily cap: ${today} episodes today (${tz}), the cap is ${options.maxPerDay}`;
+  return null;
+}
