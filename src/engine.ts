@@ -377,6 +377,7 @@ export class Engine {
         // A record deleted by another tab since the index saw it is simply skipped.
         if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
       });
+      this.touch(out.map((h) => h.memory));
       return out;
     });
   }
@@ -525,6 +526,30 @@ export class Engine {
     } catch (error) {
       throw toStorageError(error, operation);
     }
+  }
+
+  /**
+   * Records that memories were recalled (`lastAccessedAt`, which recency
+   * decays from) in the background: the recall has already returned.
+   */
+  private touch(memories: MemoryRecord[]): void {
+    if (memories.length === 0) return;
+    const at = this.ctx.now();
+    for (const m of memories) {
+      const doc = this.ctx.index.doc(m.id);
+      if (doc) this.ctx.index.updateDoc({ ...doc, touchedAt: Math.max(doc.touchedAt, at) });
+    }
+    const { db } = this.ctx;
+    const write = db
+      .transaction('rw', [db.episodes, db.facts], async () => {
+        for (const m of memories) {
+          const table = m.type === 'episode' ? db.episodes : db.facts;
+          await (table as Table<MemoryRecord, string>).update(m.id, { lastAccessedAt: at });
+        }
+      })
+      .catch(() => undefined); // Best effort: a closed database or a deleted record is fine.
+    this.inFlight.add(write);
+    void write.finally(() => this.inFlight.delete(write));
   }
 
   private async writeFacts(inputs: FactInput[]): Promise<Fact[]> {

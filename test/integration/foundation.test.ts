@@ -118,7 +118,9 @@ describe('filters', () => {
 
 describe('export and import', () => {
   it('round-trips everything: a fresh database gives identical recall results', async () => {
-    const source = await track(openMemory());
+    // A fixed clock: recall records access times, which would otherwise differ between the two stores.
+    const clock = () => Date.UTC(2026, 0, 1);
+    const source = await track(openMemory({ clock }));
     await source.episodes.add({ goal: 'Ship the mobile app beta', context: 'TestFlight review took three days', outcome: 'Beta shipped to 40 testers', quality: 'partial', tags: ['mobile'] });
     await source.facts.add({ text: 'Works at a fintech startup in Berlin', category: 'profile', pinned: true });
     await source.facts.add({ userId: 'other', text: 'Another user entirely' });
@@ -126,7 +128,7 @@ describe('export and import', () => {
 
     for (const vectors of [true, false]) {
       const exported = vectors ? file : await source.export({ vectors: false });
-      const target = await track(openMemory());
+      const target = await track(openMemory({ clock }));
       const summary = await target.import(exported);
       expect(summary).toMatchObject({ episodes: 1, facts: 2, reembedded: vectors ? 0 : 3 });
       for (const query of ['mobile beta release', 'where do they work?']) {
