@@ -23,6 +23,16 @@ export const MODES: Record<string, RankingOptions> = {
   hybrid: {},
 };
 
+/**
+ * Rerank with recency: turns are stored at their session's time (the clock
+ * follows the conversation) and queried a day after the last session, so
+ * recency favours later sessions. Compared with `hybrid` on the temporal category.
+ */
+const RECENCY_MODES: Record<string, RankingOptions> = {
+  'hybrid+recency(0.1, 30d)': { weights: { recency: 0.1 }, halfLifeDays: 30 },
+  'hybrid+recency(0.3, 30d)': { weights: { recency: 0.3 }, halfLifeDays: 30 },
+};
+
 export function loadConversations(): Conversation[] {
   return readFileSync(LOCOMO_PATH, 'utf8')
     .split('\n')
@@ -34,9 +44,10 @@ export function turnText(turn: Turn): string {
   return `${turn.speaker}: ${turn.text}${turn.image_caption ? ` [image: ${turn.image_caption}]` : ''}`;
 }
 
-/** Stores one conversation's turns as facts (one user per conversation) and returns the export, to reuse across modes. */
-async function ingest(memory: Memory, conversation: Conversation): Promise<void> {
+/** Stores one conversation's turns as facts (one user per conversation). `clock` follows the session times when given. */
+async function ingest(memory: Memory, conversation: Conversation, clock?: { now: number }): Promise<void> {
   for (const turn of conversation.turns) {
+    if (clock) clock.now = Date.parse(`${turn.session_iso_date_time}Z`);
     await memory.facts.add({
       id: `${conversation.sample_id}/${turn.dia_id}`,
       userId: conversation.sample_id,
@@ -49,14 +60,14 @@ async function ingest(memory: Memory, conversation: Conversation): Promise<void>
 
 export interface ModeResult { byCategory: Map<string, { n: number; sums: number[] }>; overall: { n: number; sums: number[] } }
 
-export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[]): Promise<ModeResult> {
-  const { memory } = await benchMemory({ ranking });
+export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[], now?: number): Promise<ModeResult> {
+  const { memory } = await benchMemory({ ranking, ...(now !== undefined ? { clock: () => now } : {}) });
   await memory.import(exportText);
   const result: ModeResult = { byCategory: new Map(), overall: { n: 0, sums: KS.map(() => 0) } };
   for (const conversation of conversations) {
     for (const q of conversation.qa) {
       if (q.evidence_ids.length === 0) continue;
-      const hits = await memory.recall(q.question, { userId: conversation.sample_id, k: 20 });
+      const hits = await memory.recall(q.question, { userId: conversation.sample_id, k: 20, touch: false });
       const ranked = hits.map((h) => (h.memory.metadata as { diaId: string }).diaId);
       const evidence = new Set(q.evidence_ids);
       const bucket = result.byCategory.get(q.category_name) ?? { n: 0, sums: KS.map(() => 0) };
@@ -75,9 +86,10 @@ export async function evaluate(ranking: RankingOptions, exportText: string, conv
   return result;
 }
 
-export async function buildExport(conversations: Conversation[]): Promise<string> {
-  const { memory } = await benchMemory();
-  for (const c of conversations) await ingest(memory, c);
+export async function buildExport(conversations: Conversation[], followSessionTime = false): Promise<string> {
+  const clock = { now: Date.now() };
+  const { memory } = await benchMemory(followSessionTime ? { clock: () => clock.now } : {});
+  for (const c of conversations) await ingest(memory, c, followSessionTime ? clock : undefined);
   const text = await (await memory.export()).text();
   await memory.close();
   return text;
@@ -98,6 +110,17 @@ async function main(): Promise<void> {
     }
   }
   printTable('LoCoMo dev retrieval recall@k (potion-base-4M-int8, offline)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], rows);
+
+  // Does rerank with recency change recall@10 on the temporal category?
+  const timed = await buildExport(conversations, true);
+  const lastSession = Math.max(...conversations.flatMap((c) => c.turns.map((t) => Date.parse(`${t.session_iso_date_time}Z`))));
+  const recencyRows: (string | number)[][] = [];
+  for (const [mode, ranking] of Object.entries({ hybrid: MODES.hybrid!, ...RECENCY_MODES })) {
+    const r = await evaluate(ranking, timed, conversations, lastSession + 86_400_000);
+    const temporal = r.byCategory.get('temporal')!;
+    recencyRows.push([mode, temporal.sums[2]! / temporal.n, r.overall.sums[2]! / r.overall.n]);
+  }
+  printTable('Rerank with recency (turns stored at session time, queried a day after the last session)', ['mode', 'temporal R@10', 'overall R@10'], recencyRows);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

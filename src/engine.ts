@@ -377,7 +377,7 @@ export class Engine {
         // A record deleted by another tab since the index saw it is simply skipped.
         if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
       });
-      this.touch(out.map((h) => h.memory));
+      if (options.touch !== false) this.touch(out.map((h) => h.memory));
       return out;
     });
   }

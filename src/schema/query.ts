@@ -31,6 +31,8 @@ export const recallOptionsSchema = z
     filter: metadataFilterSchema.optional(),
     /** Archived episodes are left out unless asked for. */
     includeArchived: z.boolean().optional(),
+    /** Record the access (`lastAccessedAt`, which recency decays from). Default true; inspectors and benchmarks turn it off. */
+    touch: z.boolean().optional(),
   })
   .strict();
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
