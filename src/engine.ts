@@ -410,6 +410,28 @@ export class Engine {
     });
   }
 
+  /** Deletes everything stored for one user: episodes, facts, vectors, profile, queued jobs. */
+  forgetUser(userId: string): Promise<{ episodes: number; facts: number }> {
+    return this.run('forget a user', async () => {
+      const { db } = this.ctx;
+      const removed = await this.transact('forget a user', [db.episodes, db.facts, db.vectors, db.profiles, db.jobs, db.meta], async () => {
+        const episodes = await db.episodes.where('userId').equals(userId).primaryKeys();
+        const facts = await db.facts.where('userId').equals(userId).primaryKeys();
+        await db.episodes.bulkDelete(episodes);
+        await db.facts.bulkDelete(facts);
+        await db.vectors.where('userId').equals(userId).delete();
+        await db.profiles.delete(userId);
+        await db.jobs.where('userId').equals(userId).delete();
+        await db.meta.delete(`capture:${userId}`);
+        return { episodes, facts };
+      });
+      const ids = [...removed.episodes, ...removed.facts];
+      applyDeleted(this.ctx, ids);
+      this.ctx.emit({ type: 'change', written: [], deleted: ids });
+      return { episodes: removed.episodes.length, facts: removed.facts.length };
+    });
+  }
+
   // ---------- portability ----------
 
   exportData(options: ExportOptions = {}): Promise<string> {

@@ -23,6 +23,8 @@ export type { Embedder, Progress, ProgressListener } from './embed/embedder.js';
 export { loadTransformersEmbedder, DEFAULT_EMBEDDING_MODEL, type TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export type { EngramEvent, EngramEventType, EpisodeEvent, DedupEvent, EvictionEvent, ChangeEvent, JobEvent, ExtractionEvent } from './telemetry/events.js';
 export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from './llm/types.js';
+export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
+export { httpProxy, type HttpProxyOptions } from './llm/http-proxy.js';
 export type { ObserveInput, ObserveResult, ObserveReason } from './extract/observe.js';
 export type { ExtractionOptions, FactOptions, CaptureOptions } from './extract/options.js';
 export { PROMPT_VERSION } from './extract/prompts.js';

@@ -27,6 +27,7 @@ import {
 import { Emitter } from './telemetry/emitter.js';
 import type { EngramEvent, EngramEventType, EventListener } from './telemetry/events.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './llm/types.js';
+import { describeProvider } from './llm/descriptor.js';
 import { observeInputSchema, type ObserveInput, type ObserveResult } from './extract/observe.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
 import type { EventRecord, JobRecord } from './store/records.js';
@@ -97,7 +98,8 @@ export class Memory {
         customEmbedder ? Comlink.proxy((texts: string[]) => customEmbedder.embed(texts)) : null,
         opts.onProgress ? Comlink.proxy(opts.onProgress) : null,
         Comlink.proxy((event: EngramEvent) => emitter.emit(event)),
-        opts.llm ? Comlink.proxy(pageSideProvider(opts.llm)) : null,
+        opts.llm ? (describeProvider(opts.llm) ?? null) : null,
+        opts.llm && !describeProvider(opts.llm) ? Comlink.proxy(pageSideProvider(opts.llm)) : null,
       )) as unknown as EngineApi;
       return new Memory(remote, emitter, async () => {
         await remote.close();
@@ -192,6 +194,31 @@ export class Memory {
   /** Applies TTL and the count cap now; returns the evicted ids. */
   async prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
     return this.call('prune').prune(parseInput(pruneOptionsSchema, options, 'prune'));
+  }
+
+  /** Deletes everything stored for one user (episodes, facts, profile, queued jobs). */
+  async forget(options: { userId: string }): Promise<{ episodes: number; facts: number }> {
+    const { userId } = parseInput(z.object({ userId: userIdSchema }).strict(), options, 'forget');
+    return this.call('forget a user').forgetUser(userId);
+  }
+
+  /**
+   * Asks the browser to keep this origin's storage under pressure
+   * (`navigator.storage.persist()`); resolves to whether it is persisted.
+   * False where the Storage API does not exist (Node).
+   */
+  async persist(): Promise<boolean> {
+    const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
+    if (!storage?.persist) return false;
+    return (await storage.persisted?.()) || storage.persist();
+  }
+
+  /** Bytes used and available to this origin (`navigator.storage.estimate()`), or null outside browsers. */
+  async storageEstimate(): Promise<{ usage: number; quota: number; persisted: boolean } | null> {
+    const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
+    if (!storage?.estimate) return null;
+    const { usage = 0, quota = 0 } = await storage.estimate();
+    return { usage, quota, persisted: (await storage.persisted?.()) ?? false };
   }
 
   /** A versioned JSON Lines export (see `src/store/export-format.ts`), as a Blob. */

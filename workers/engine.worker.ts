@@ -8,16 +8,20 @@ import * as Comlink from 'comlink';
 import { Engine } from '../src/engine.js';
 import '../src/rpc/error-transfer.js';
 import type { WorkerEntry } from '../src/rpc/worker-protocol.js';
+import { providerFromDescriptor } from '../src/llm/from-descriptor.js';
 
 const entry: WorkerEntry = {
-  async open(config, customEmbedder, embed, onProgress, onEvent, llm) {
+  async open(config, customEmbedder, embed, onProgress, onEvent, llmDescriptor, llmOnPage) {
     const engine = await Engine.open(config, {
       embedder: customEmbedder && embed ? { ...customEmbedder, embed: (texts) => embed(texts) } : undefined,
       onProgress: onProgress ? (p) => void onProgress(p) : undefined,
       onEvent: onEvent ? (e) => void onEvent(e) : undefined,
-      // A page-side function, called through Comlink. The request's AbortSignal cannot cross
-      // the boundary, so it is dropped here; engram enforces its timeouts on this side.
-      llm: llm ? ({ signal: _signal, ...request }) => llm({ ...request, signal: undefined as never }) : undefined,
+      llm: llmDescriptor
+        ? providerFromDescriptor(llmDescriptor)
+        : llmOnPage
+          ? // The AbortSignal cannot cross to the page; engram enforces its timeouts on this side.
+            ({ signal: _signal, ...request }) => llmOnPage(request)
+          : undefined,
     });
     return Comlink.proxy(engine);
   },

@@ -1,7 +1,8 @@
 import type { Embedder, ProgressListener } from '../embed/embedder.js';
 import type { EngineConfig } from '../engine.js';
 import type { EngramEvent } from '../telemetry/events.js';
-import type { LLMProvider } from '../llm/types.js';
+import type { LLMRequest, LLMResponse } from '../llm/types.js';
+import type { ProviderDescriptor } from '../llm/descriptor.js';
 
 /**
  * The object the worker exposes with Comlink. Functions can only cross as
@@ -15,6 +16,9 @@ export interface WorkerEntry {
     embed: Embedder['embed'] | null,
     onProgress: ProgressListener | null,
     onEvent: ((event: EngramEvent) => void) | null,
-    llm: LLMProvider | null,
+    /** A built-in provider, rebuilt in the worker so its HTTP calls run there. */
+    llmDescriptor: ProviderDescriptor | null,
+    /** A custom provider function, which stays on the page and is called through Comlink. */
+    llmOnPage: ((request: Omit<LLMRequest, 'signal'>) => Promise<LLMResponse>) | null,
   ): Promise<unknown>;
 }

@@ -1,0 +1,27 @@
+import type { App } from '../app.js';
+import { h, mount } from '../dom.js';
+
+/** Add a fact or an episode by hand. */
+export function addPanel(root: HTMLElement, app: App): void {
+  const kind = h('select', { id: 'add-kind' }, h('option', { value: 'fact' }, 'fact'), h('option', { value: 'episode' }, 'episode'));
+  const text = h('textarea', { id: 'add-text', rows: 2, placeholder: 'e.g. The user is vegetarian.' });
+  const tags = h('input', { id: 'add-tags', placeholder: 'tags, comma separated' });
+  const pinned = h('input', { id: 'add-pinned', type: 'checkbox' });
+  const error = h('p', { class: 'muted', id: 'add-error' });
+  const add = h('button', {
+    id: 'add-button',
+    onclick: async () => {
+      error.textContent = '';
+      const common = { userId: app.userId(), text: text.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean), pinned: pinned.checked };
+      try {
+        if (kind.value === 'fact') await app.memory.facts.add(common);
+        else await app.memory.episodes.add(common);
+        text.value = '';
+        app.refresh();
+      } catch (e) {
+        error.textContent = (e as Error).message;
+      }
+    },
+  }, 'Add memory');
+  mount(root, h('h2', {}, 'Add a memory'), h('div', { class: 'flex' }, kind, h('label', {}, pinned, ' pinned')), text, tags, h('div', { class: 'flex' }, add), error);
+}

@@ -1,0 +1,83 @@
+import type { LLMProvider } from 'engram';
+
+/**
+ * A short conversation written for the demo, with RECORDED LLM replies: each
+ * turn carries the stage-1 extraction and (when the exchange is episode
+ * worthy) the stage-2 episode that an LLM returned for it. Playing it through
+ * `observe()` shows memories forming with no LLM and no network.
+ */
+interface RecordedTurn {
+  user: string;
+  assistant: string;
+  extract: { facts: { text: string; category: string; importance: number }[]; hasEpisode: boolean };
+  episode?: Record<string, unknown>;
+  profile?: Record<string, unknown>;
+}
+
+export const SAMPLE_CONVERSATION: RecordedTurn[] = [
+  {
+    user: "Hi! I'm Ana. I just moved to Porto and I'm a data engineer at a small fintech.",
+    assistant: 'Welcome to Porto, Ana! How can I help you today?',
+    extract: {
+      facts: [
+        { text: 'The user is called Ana.', category: 'profile', importance: 0.9 },
+        { text: 'The user lives in Porto.', category: 'profile', importance: 0.8 },
+        { text: 'The user works as a data engineer at a small fintech.', category: 'profile', importance: 0.7 },
+      ],
+      hasEpisode: false,
+    },
+    profile: { name: 'Ana', city: 'Porto', timeZone: 'Europe/Lisbon' },
+  },
+  {
+    user: 'Please keep answers short, with code examples when it helps. What is the difference between Parquet and CSV?',
+    assistant: 'Parquet is columnar, compressed and typed; CSV is row-based plain text. For analytics, Parquet scans far less data.',
+    extract: { facts: [{ text: 'The user prefers short answers with code examples.', category: 'preference', importance: 0.8 }], hasEpisode: false },
+    profile: { preferredTone: 'short, with code examples' },
+  },
+  {
+    user: 'We benchmarked Postgres against DuckDB on our 50 GB event log. DuckDB ran the five slowest dashboard queries 20x faster, so we are moving analytics to DuckDB and keeping Postgres for transactions.',
+    assistant: 'That split makes sense: DuckDB for columnar analytics, Postgres for OLTP. Keep the benchmark queries as a regression suite.',
+    extract: { facts: [], hasEpisode: true },
+    episode: {
+      goal: 'Choose the analytics database for the event log',
+      context: 'A 50 GB event log; dashboards were slow on Postgres',
+      approach: 'Benchmarked the five slowest dashboard queries on Postgres and DuckDB',
+      outcome: 'Moved analytics to DuckDB (20x faster) and kept Postgres for transactions',
+      quality: 'success',
+      lessons: 'Benchmark the real slow queries before choosing an analytics engine',
+      tags: ['databases', 'analytics'],
+      actors: ['user', 'assistant'],
+    },
+  },
+  {
+    user: 'Thanks! Can you remind me how to read a Parquet file in DuckDB?',
+    assistant: "SELECT * FROM read_parquet('events.parquet');",
+    extract: { facts: [], hasEpisode: false },
+  },
+  {
+    user: 'I am training for the Porto marathon in November. My goal is to finish under four hours.',
+    assistant: 'Great goal! A 16-week plan with one long run a week is a good base.',
+    extract: { facts: [{ text: 'The user is training to run the Porto marathon in under four hours.', category: 'goal', importance: 0.8 }], hasEpisode: false },
+    profile: { goals: ['run the Porto marathon in under four hours'] },
+  },
+];
+
+/** An LLM provider that answers from the recordings, matching each request to its turn by the user text it carries. */
+export const recordedProvider: LLMProvider = async (request) => {
+  const turn = SAMPLE_CONVERSATION.find((t) => request.input.includes(t.user.slice(0, 60)));
+  switch (request.task) {
+    case 'extract':
+      return { output: turn?.extract ?? { facts: [], hasEpisode: false } };
+    case 'episode':
+      if (!turn?.episode) throw new Error('no recorded episode for this exchange');
+      return { output: turn.episode };
+    case 'profile': {
+      const owner = SAMPLE_CONVERSATION.find((t) => t.extract.facts.some((f) => request.input.includes(f.text)));
+      return { output: { updates: owner?.profile ?? {} } };
+    }
+    case 'same-fact':
+      return { output: { same: false } };
+    default:
+      throw new Error(`no recording for task "${request.task}"`);
+  }
+};

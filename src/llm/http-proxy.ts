@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ProviderError } from '../errors.js';
+import { parseInput } from '../schema/parse.js';
+import { describe } from './descriptor.js';
+import { networkFailure, readJson } from './http-errors.js';
+import type { LLMProvider, LLMResponse } from './types.js';
+
+export const httpProxyOptionsSchema = z
+  .object({
+    /** The app's own endpoint, served with `createProxyHandler` from `engram/server`. */
+    url: z.string().url(),
+    /** e.g. the app's session cookie or CSRF header; never an LLM key. */
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+export type HttpProxyOptions = z.input<typeof httpProxyOptionsSchema>;
+
+const responseSchema = z.object({
+  output: z.unknown(),
+  costUsd: z.number().optional(),
+  usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+});
+
+/**
+ * Sends each request (minus its AbortSignal) to the app's own server, which
+ * holds the LLM key and forwards it upstream (see `createProxyHandler`).
+ * Nothing but the request itself leaves the page.
+ */
+export function httpProxy(options: HttpProxyOptions): LLMProvider {
+  const opts = parseInput(httpProxyOptionsSchema, options, 'httpProxy');
+  const what = `The proxy at ${opts.url}`;
+  const provider: LLMProvider = async ({ signal, ...request }): Promise<LLMResponse> => {
+    let response: Response;
+    try {
+      response = await fetch(opts.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...opts.headers },
+        body: JSON.stringify(request),
+        signal,
+        credentials: 'same-origin',
+      });
+    } catch (error) {
+      throw networkFailure(error, signal, what);
+    }
+    const payload = await readJson(response, what).catch((error: unknown) => {
+      if (signal?.aborted) throw networkFailure(error, signal, what);
+      throw error;
+    });
+    const failure = (payload as { error?: { message?: string; reason?: string } })?.error;
+    if (!response.ok || failure) {
+      throw new ProviderError(`${what} failed: ${failure?.message ?? `HTTP ${response.status}`}`, {
+        reason: failure?.reason ?? 'http',
+        status: response.status,
+      });
+    }
+    const parsed = responseSchema.safeParse(payload);
+    if (!parsed.success) throw new ProviderError(`${what} answered with something that is not an LLM response.`, { reason: 'parse' });
+    return parsed.data as LLMResponse;
+  };
+  return describe(provider, { kind: 'http-proxy', options: opts });
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'tsup';
+
+/**
+ * Three entries, ESM + CJS + .d.ts each:
+ * - index: the SDK (page side, and Node in-process);
+ * - engine.worker: the Web Worker entry. It sits beside index.js because the
+ *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`;
+ * - server: server-side helpers (the LLM proxy handler).
+ */
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'engine.worker': 'workers/engine.worker.ts',
+    server: 'src/server.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'es2022',
+  splitting: true,
+  treeshake: true,
+});
