@@ -33,6 +33,8 @@ import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
 import type { EventRecord, JobRecord } from './store/records.js';
 import type { z } from 'zod';
+import { PATTERN_JOB, TaskStore, type CompletedTask, type RelevantTask, type TaskStats, type TasksOptions } from './tasks/task-store.js';
+import type { ParsedOutcome, PatternRecord, StepRecord, TaskContext, TaskRecord, stepInputSchema, taskStartSchema } from './schema/task.js';
 
 type ObserveParsed = z.output<typeof observeInputSchema>;
 
@@ -59,6 +61,7 @@ export interface EngineConfig extends EngineSettings {
   extraction?: ExtractionOptions;
   facts?: FactOptions;
   capture?: CaptureOptions;
+  tasks?: TasksOptions;
 }
 
 /** Things that cannot be cloned into a worker; in a worker they arrive as Comlink proxies. */
@@ -84,19 +87,25 @@ export class Engine {
 
   private readonly queue: JobQueue;
   private readonly closing = new AbortController();
+  private readonly tasks: TaskStore;
 
   private constructor(
     private readonly ctx: EngineContext,
     private readonly llm: LLMProvider | undefined,
     private readonly extraction: ResolvedExtraction,
+    tasksOptions: TasksOptions,
   ) {
+    this.tasks = new TaskStore(ctx, new MemoryIndex(ctx.embedder.dimension), tasksOptions, () => this.queue);
     this.queue = new JobQueue({
       db: ctx.db,
       now: ctx.now,
       emit: ctx.emit,
       maxAttempts: extraction.maxAttempts,
       backoffMs: extraction.retryBackoffMs,
-      handlers: { [EPISODE_JOB]: episodeJobHandler(ctx, { llm: () => this.llm, options: extraction }) },
+      handlers: {
+        [EPISODE_JOB]: episodeJobHandler(ctx, { llm: () => this.llm, options: extraction }),
+        [PATTERN_JOB]: this.tasks.patternJob(),
+      },
     });
   }
 
@@ -130,8 +139,9 @@ export class Engine {
           }
         },
       };
-      await rebuildIndex(ctx, hooks.onProgress);
-      const engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture));
+      const { sameSpace } = await rebuildIndex(ctx, hooks.onProgress);
+      const engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture), config.tasks ?? {});
+      await engine.tasks.rebuild(sameSpace);
       // Resume background jobs a previous session left queued.
       await engine.queue.resume();
       return engine;
@@ -322,6 +332,41 @@ export class Engine {
   /** One conversation turn through the two-stage pipeline (see extract/observe.ts). */
   observe(input: ObserveParsed): Promise<ObserveResult> {
     return this.run('observe', () => observe(this.ctx, { llm: this.llm, options: this.extraction, queue: this.queue, signal: this.closing.signal }, input));
+  }
+
+  // ---------- agent task episodes ----------
+
+  startTask(input: z.output<typeof taskStartSchema>): Promise<TaskRecord> {
+    return this.run('start a task', () => this.tasks.start(input));
+  }
+
+  appendSteps(taskId: string, steps: z.output<typeof stepInputSchema>[]): Promise<number> {
+    return this.run('record steps', () => this.tasks.appendSteps(taskId, steps));
+  }
+
+  completeTask(taskId: string, outcome: ParsedOutcome): Promise<CompletedTask> {
+    return this.run('complete a task', () => this.tasks.complete(taskId, outcome));
+  }
+
+  getTask(taskId: string): Promise<TaskRecord & { steps: StepRecord[] }> {
+    return this.run('get a task', () => this.tasks.get(taskId));
+  }
+
+  relevantTasks(query: { description: string; context: Partial<TaskContext> }, options: { k: number; userId: string }): Promise<RelevantTask[]> {
+    return this.run('find relevant tasks', () => this.tasks.relevant(query, options));
+  }
+
+  relevantPatterns(context: Partial<TaskContext>, options: { k: number; userId: string }): Promise<PatternRecord[]> {
+    return this.run('find relevant patterns', () => this.tasks.relevantPatterns(context, options));
+  }
+
+  taskStats(userId?: string): Promise<TaskStats> {
+    return this.run('read task stats', () => this.tasks.stats(userId));
+  }
+
+  /** Tasks of a user, newest first (for the inspector). */
+  listTasks(userId: string, limit = 100): Promise<TaskRecord[]> {
+    return this.run('list tasks', async () => (await this.ctx.db.tasks.where('userId').equals(userId).toArray()).sort((a, b) => b.startedAt - a.startedAt).slice(0, limit));
   }
 
   // ---------- profile ----------
@@ -614,7 +659,7 @@ export class Engine {
     return record;
   }
 
-  private async fetchRecords(refs: { id: string; kind: MemoryType }[]): Promise<(MemoryRecord | undefined)[]> {
+  private async fetchRecords(refs: { id: string; kind: MemoryType | 'task' }[]): Promise<(MemoryRecord | undefined)[]> {
     const episodeIds = refs.filter((r) => r.kind === 'episode').map((r) => r.id);
     const factIds = refs.filter((r) => r.kind === 'fact').map((r) => r.id);
     const [episodes, facts] = await Promise.all([this.ctx.db.episodes.bulkGet(episodeIds), this.ctx.db.facts.bulkGet(factIds)]);

@@ -29,6 +29,11 @@ export type { ObserveInput, ObserveResult, ObserveReason } from './extract/obser
 export type { ExtractionOptions, FactOptions, CaptureOptions } from './extract/options.js';
 export { PROMPT_VERSION } from './extract/prompts.js';
 export type { Profile, ProfilePatch } from './schema/profile.js';
+export { Task } from './tasks/task-handle.js';
+export type { CompletedTask, RelevantTask, TaskStats, TasksOptions } from './tasks/task-store.js';
+export type { TaskStart, TaskType, TaskContext, TaskOutcome, StepInput, StepResult, StepRecord, TaskRecord, PatternRecord, RewardBreakdown, Reflection, TaskQuery } from './schema/task.js';
+export { LIMITS as TASK_LIMITS } from './tasks/limits.js';
+export { computeReward } from './tasks/reward.js';
 export type { JobRecord, EventRecord } from './store/records.js';
 export {
   EngramError,

@@ -7,7 +7,7 @@ import { formatContext, type FormatContextOptions } from './recall/format-contex
 import { formatReplay } from './recall/format-replay.js';
 import { sequenceOptionsSchema, type SequenceOptions } from './recall/sequence.js';
 import type { EngineApi } from './rpc/engine-api.js';
-import './rpc/error-transfer.js';
+import { installErrorTransfer } from './rpc/error-transfer.js';
 import type { WorkerEntry } from './rpc/worker-protocol.js';
 import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from './schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
@@ -25,6 +25,9 @@ import {
   type RecallOptions,
 } from './schema/query.js';
 import { Emitter } from './telemetry/emitter.js';
+import { Task } from './tasks/task-handle.js';
+import type { RelevantTask, TaskStats } from './tasks/task-store.js';
+import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from './schema/task.js';
 import type { EngramEvent, EngramEventType, EventListener } from './telemetry/events.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './llm/types.js';
 import { describeProvider } from './llm/descriptor.js';
@@ -32,6 +35,7 @@ import { observeInputSchema, type ObserveInput, type ObserveResult } from './ext
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
 import type { EventRecord, JobRecord } from './store/records.js';
 
+const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
 const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
 const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]);
@@ -47,6 +51,7 @@ export class Memory {
     private readonly engine: EngineApi,
     private readonly emitter: Emitter,
     private readonly shutdown: () => Promise<void>,
+    private readonly taskBuffering: { flushAt: number; flushIntervalMs: number },
   ) {}
 
   /** @internal use `createMemory()` */
@@ -60,9 +65,11 @@ export class Memory {
       extraction: opts.extraction,
       facts: opts.facts,
       capture: opts.capture,
+      tasks: opts.tasks,
       embedder: isEmbedder(opts.embedder) ? undefined : opts.embedder,
     };
     const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
+    const buffering = { flushAt: opts.tasks?.flushAt ?? 50, flushIntervalMs: opts.tasks?.flushIntervalMs ?? 5000 };
 
     if (!useWorker(opts.worker)) {
       const indexedDB = opts.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
@@ -81,7 +88,7 @@ export class Memory {
         clock: opts.clock,
         llm: opts.llm,
       });
-      return new Memory(engine as unknown as EngineApi, emitter, () => engine.close());
+      return new Memory(engine as unknown as EngineApi, emitter, () => engine.close(), buffering);
     }
 
     if (opts.indexedDB || opts.clock) {
@@ -89,6 +96,7 @@ export class Memory {
         { path: opts.indexedDB ? 'indexedDB' : 'clock', message: 'not available with a worker' },
       ]);
     }
+    installErrorTransfer();
     const worker = startWorker(opts.worker);
     const entry = Comlink.wrap<WorkerEntry>(worker);
     try {
@@ -101,10 +109,15 @@ export class Memory {
         opts.llm ? (describeProvider(opts.llm) ?? null) : null,
         opts.llm && !describeProvider(opts.llm) ? Comlink.proxy(pageSideProvider(opts.llm)) : null,
       )) as unknown as EngineApi;
-      return new Memory(remote, emitter, async () => {
-        await remote.close();
-        worker.terminate();
-      });
+      return new Memory(
+        remote,
+        emitter,
+        async () => {
+          await remote.close();
+          worker.terminate();
+        },
+        buffering,
+      );
     } catch (error) {
       worker.terminate();
       throw error;
@@ -145,6 +158,38 @@ export class Memory {
     delete: async (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
     /** Every version of a fact, oldest first; retired versions carry `validUntil` and `supersededBy`. */
     history: async (id: string): Promise<Fact[]> => this.call('read fact history').factHistory(parseInput(idSchema, id, 'facts.history: id')),
+  };
+
+  /** Agent task episodes: record steps, get a reward, a reflection and patterns back. */
+  readonly tasks = {
+    start: async (input: TaskStart): Promise<Task> => {
+      const record = await this.call('start a task').startTask(parseInput(taskStartSchema, input, 'tasks.start'));
+      return new Task(this.engine, record, this.taskBuffering);
+    },
+    /** A task with its steps; unknown id → NotFoundError carrying the id. */
+    get: async (id: string): Promise<TaskRecord & { steps: StepRecord[] }> => this.call('get a task').getTask(parseInput(idSchema, id, 'tasks.get: id')),
+    list: async (options: { userId?: string; limit?: number } = {}): Promise<TaskRecord[]> => {
+      const o = parseInput(z.object({ userId: userIdSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(), options, 'tasks.list');
+      return this.call('list tasks').listTasks(o.userId ?? DEFAULT_USER_ID, o.limit);
+    },
+    /** Completed tasks most useful for a new one (description, context match and reward; see tasks/context-match.ts). */
+    relevant: async (query: TaskQuery, options: { k?: number; userId?: string } = {}): Promise<RelevantTask[]> => {
+      const q = parseInput(taskQuerySchema, query, 'tasks.relevant');
+      const o = parseInput(relevantOptionsSchema, options, 'tasks.relevant');
+      return this.call('find relevant tasks').relevantTasks(q, { k: o.k ?? 5, userId: o.userId ?? DEFAULT_USER_ID });
+    },
+    stats: async (options: { userId?: string } = {}): Promise<TaskStats> =>
+      this.call('read task stats').taskStats(parseInput(z.object({ userId: userIdSchema.optional() }).strict(), options, 'tasks.stats').userId),
+  };
+
+  /** Reusable patterns extracted from completed tasks. */
+  readonly patterns = {
+    /** Patterns whose domain or language matches, most confident first. */
+    relevant: async (context: Partial<TaskContext>, options: { k?: number; userId?: string } = {}): Promise<PatternRecord[]> => {
+      const c = parseInput(taskContextSchema.partial(), context, 'patterns.relevant');
+      const o = parseInput(relevantOptionsSchema, options, 'patterns.relevant');
+      return this.call('find relevant patterns').relevantPatterns(c, { k: o.k ?? 5, userId: o.userId ?? DEFAULT_USER_ID });
+    },
   };
 
   /** The compact structured profile of a user. */

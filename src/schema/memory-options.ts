@@ -3,6 +3,7 @@ import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embed
 import { rankingOptionsSchema } from '../search/ranking.js';
 import { embedderOptionsSchema, engineSettingsSchema, lifecycleOptionsSchema } from './options.js';
 import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from '../extract/options.js';
+import { tasksOptionsSchema } from '../tasks/task-store.js';
 import type { LLMProvider } from '../llm/types.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
@@ -26,6 +27,7 @@ export const memoryOptionsSchema = z
     extraction: extractionOptionsSchema.optional(),
     facts: factOptionsSchema.optional(),
     capture: captureOptionsSchema.optional(),
+    tasks: tasksOptionsSchema.optional(),
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
     onProgress: fn('progress listener').optional(),

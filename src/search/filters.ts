@@ -18,7 +18,7 @@ export function compileFilter(options: DocFilter): (doc: IndexDoc) => boolean {
   const entries = filter ? Object.entries(filter) : [];
   return (doc) => {
     if (!includeArchived && doc.archived) return false;
-    if (types && !types.includes(doc.kind)) return false;
+    if (types && !types.includes(doc.kind as MemoryType)) return false;
     if (since !== undefined && doc.createdAt < since) return false;
     if (until !== undefined && doc.createdAt > until) return false;
     if (tagSet && !doc.tags.some((t) => tagSet.has(t))) return false;

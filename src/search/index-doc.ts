@@ -9,7 +9,8 @@ import type { Fact } from '../schema/fact.js';
 export interface IndexDoc {
   id: string;
   userId: string;
-  kind: MemoryType;
+  /** 'task' only in the separate task index behind `tasks.relevant`. */
+  kind: MemoryType | 'task';
   createdAt: number;
   /** Newest of update and last access: the clock recency decays from. */
   touchedAt: number;

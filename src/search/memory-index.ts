@@ -19,7 +19,7 @@ export interface IndexEntry {
 
 export interface IndexHit {
   id: string;
-  kind: MemoryType;
+  kind: MemoryType | 'task';
   score: number;
   parts: ScoreParts;
 }
@@ -57,7 +57,7 @@ export class MemoryIndex {
   }
 
   /** Ids of one user's documents, optionally of one kind. */
-  idsOf(userId: string, kind?: MemoryType): string[] {
+  idsOf(userId: string, kind?: MemoryType | 'task'): string[] {
     const out: string[] = [];
     for (const doc of this.docs.values()) if (doc.userId === userId && (!kind || doc.kind === kind)) out.push(doc.id);
     return out;

@@ -40,7 +40,7 @@ export type RankingOptions = z.input<typeof rankingOptionsSchema>;
 export interface Ranking {
   weights: { similarity: number; importance: number; recency: number; pinned: number };
   halfLifeMs: number;
-  sourceWeights: Record<MemoryType, number>;
+  sourceWeights: Record<MemoryType | 'task', number>;
   denseWeight: number;
 }
 
@@ -50,7 +50,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
   return {
     weights: { similarity: 1, importance: 0.05, recency: 0.05, pinned: 0.1, ...options.weights },
     halfLifeMs: (options.halfLifeDays ?? 30) * DAY_MS,
-    sourceWeights: { episode: 1, fact: 1, ...options.sourceWeights },
+    sourceWeights: { episode: 1, fact: 1, task: 1, ...options.sourceWeights },
     denseWeight: options.denseWeight ?? 0.4,
   };
 }
@@ -74,7 +74,7 @@ export interface ScoreParts {
 
 export function scoreOf(
   ranking: Ranking,
-  signal: { kind: MemoryType; cosine: number; keyword: number; importance: number; pinned: boolean; touchedAt: number },
+  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; touchedAt: number },
   now: number,
 ): { score: number; parts: ScoreParts } {
   const relevance = ranking.denseWeight * Math.max(0, signal.cosine) + (1 - ranking.denseWeight) * signal.keyword;

@@ -2,6 +2,7 @@ import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { EventRecord, JobRecord, MetaRecord, ProfileRecord, VectorRecord } from './records.js';
+import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
  * The IndexedDB schema. Each `version()` is a migration: never edit a
@@ -20,6 +21,9 @@ export class EngramDatabase extends Dexie {
   events!: Table<EventRecord, number>;
   profiles!: Table<ProfileRecord, string>;
   meta!: Table<MetaRecord, string>;
+  tasks!: Table<TaskRecord, string>;
+  steps!: Table<StepRecord, string>;
+  patterns!: Table<PatternRecord, string>;
 
   constructor(name: string, deps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, deps && (deps.indexedDB || deps.IDBKeyRange) ? deps : undefined);
@@ -32,6 +36,12 @@ export class EngramDatabase extends Dexie {
       events: '++seq, type, userId, at',
       profiles: 'userId',
       meta: 'key',
+    });
+    // v2: agent task episodes.
+    this.version(2).stores({
+      tasks: 'id, userId, [userId+status], startedAt',
+      steps: 'id, taskId, [taskId+index]',
+      patterns: 'id, userId, [userId+domain], [userId+language], kind',
     });
   }
 }

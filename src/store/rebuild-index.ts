@@ -15,7 +15,7 @@ const REEMBED_BATCH = 256;
  * in batches with progress, instead of mixing vector spaces. Records that
  * lost their vector (a crash between versions of engram) are re-embedded too.
  */
-export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressListener): Promise<{ reembedded: number }> {
+export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressListener): Promise<{ reembedded: number; sameSpace: boolean }> {
   const { db, embedder } = ctx;
   const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
   const sameSpace = !!stamp && stamp.id === embedder.id && stamp.dimension === embedder.dimension;
@@ -47,7 +47,7 @@ export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressList
     await db.meta.put({ key: EMBEDDER_META_KEY, value: { id: embedder.id, dimension: embedder.dimension } satisfies EmbedderStamp });
   }
   onProgress?.({ phase: 'index', progress: 1, loaded: entries.length, total: entries.length, message: 'index ready' });
-  return { reembedded: missing.length };
+  return { reembedded: missing.length, sameSpace };
 }
 
 async function reembed(

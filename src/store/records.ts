@@ -4,7 +4,8 @@ import type { MemoryType } from '../schema/common.js';
 export interface VectorRecord {
   id: string;
   userId: string;
-  kind: MemoryType;
+  /** 'task' vectors embed completed task descriptions, for `tasks.relevant`. */
+  kind: MemoryType | 'task';
   vector: Float32Array;
 }
 

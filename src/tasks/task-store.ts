@@ -1,0 +1,283 @@
+import { z } from 'zod';
+import { embedTexts } from '../embed/embed-texts.js';
+import type { EngineContext } from '../engine-context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { JobHandler, JobQueue } from '../jobs/queue.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import {
+  taskOutcomeSchema,
+  type ParsedOutcome,
+  type PatternRecord,
+  type StepRecord,
+  type TaskContext,
+  type TaskRecord,
+  taskStartSchema,
+  stepInputSchema,
+} from '../schema/task.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { resolveRanking } from '../search/ranking.js';
+import type { IndexDoc } from '../search/index-doc.js';
+import { toStorageError } from '../store/transaction-errors.js';
+import { contextMatchScore, TASK_RETRIEVAL_WEIGHTS } from './context-match.js';
+import { checkDescription, checkStep, checkTaskSize, LIMITS } from './limits.js';
+import { extractPatterns, mergePattern, patternMatchesContext } from './patterns.js';
+import { reflect } from './reflection.js';
+import { computeReward } from './reward.js';
+
+export const tasksOptionsSchema = z
+  .object({
+    /** Extract patterns in a durable background job instead of during `complete()` (default false). */
+    asyncPatterns: z.boolean().optional(),
+    /** Most pattern jobs waiting at once; past it `complete()` extracts synchronously (default 1000). */
+    maxPatternQueue: z.number().int().min(1).max(1_000_000).optional(),
+    /** Items per reflection list (default 5). */
+    reflectionItems: z.number().int().min(1).max(50).optional(),
+    /** Buffered steps that trigger a write (default 50). */
+    flushAt: z.number().int().min(1).max(1000).optional(),
+    /** Buffered steps are written at least this often (default 5000 ms). */
+    flushIntervalMs: z.number().int().min(10).max(3_600_000).optional(),
+    /** Efficiency weights of the reward (default 0.5 / 0.5). */
+    efficiencyWeights: z.object({ duration: z.number().min(0), steps: z.number().min(0) }).strict().optional(),
+  })
+  .strict();
+export type TasksOptions = z.input<typeof tasksOptionsSchema>;
+
+export const PATTERN_JOB = 'patterns';
+
+/** Task retrieval ranks by the dense + keyword relevance alone; context and reward are blended after. */
+const RELEVANCE_ONLY = resolveRanking({ weights: { importance: 0, recency: 0, pinned: 0 } });
+
+export interface CompletedTask {
+  reward: NonNullable<TaskRecord['reward']>;
+  reflection: NonNullable<TaskRecord['reflection']>;
+  patternIds: string[];
+}
+
+export interface RelevantTask {
+  task: TaskRecord;
+  score: number;
+  parts: { description: number; context: number; reward: number };
+}
+
+export interface TaskStats {
+  total: number;
+  running: number;
+  completed: number;
+  byOutcome: Record<string, number>;
+  averageReward: number | null;
+  patterns: number;
+  patternQueue: { pending: number; processed: number; extractedInline: number };
+}
+
+/** Agent task episodes, engine side: storage, scoring, patterns, retrieval. */
+export class TaskStore {
+  private processed = 0;
+  private extractedInline = 0;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly index: MemoryIndex,
+    private readonly options: TasksOptions,
+    private readonly queue: () => JobQueue,
+  ) {}
+
+  /** Loads completed tasks and their description vectors into the task index (at open); re-embeds when the vector space changed. */
+  async rebuild(sameSpace: boolean): Promise<void> {
+    const { db, embedder } = this.ctx;
+    const tasks = (await db.tasks.toArray()).filter((t) => t.status === 'completed');
+    const rows = await db.vectors.bulkGet(tasks.map((t) => t.id));
+    const missing = tasks.filter((_, i) => !sameSpace || rows[i]?.vector.length !== embedder.dimension);
+    const fresh = await embedTexts(this.ctx, missing.map((t) => t.description || ' '));
+    if (missing.length) await db.vectors.bulkPut(missing.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: fresh[i]! })));
+    const freshById = new Map(missing.map((t, i) => [t.id, fresh[i]!]));
+    this.index.clear();
+    this.index.load(tasks.map((t, i) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? rows[i]!.vector })));
+  }
+
+  async start(input: z.output<typeof taskStartSchema>): Promise<TaskRecord> {
+    checkDescription(input.description);
+    const task: TaskRecord = {
+      id: newId(),
+      userId: input.userId ?? DEFAULT_USER_ID,
+      description: input.description,
+      type: input.type,
+      context: input.context,
+      status: 'running',
+      startedAt: this.ctx.now(),
+      completedAt: null,
+      stepCount: 0,
+      outcome: null,
+      reward: null,
+      reflection: null,
+      patternIds: [],
+      metadata: input.metadata ?? {},
+    };
+    await this.write('start a task', [this.ctx.db.tasks], () => this.ctx.db.tasks.add(task));
+    return task;
+  }
+
+  /** Writes a batch of buffered steps in one transaction; numbering continues from the stored count. */
+  async appendSteps(taskId: string, steps: z.output<typeof stepInputSchema>[]): Promise<number> {
+    if (steps.length === 0) return (await this.mustGet(taskId)).stepCount;
+    const { db } = this.ctx;
+    return this.write('record steps', [db.tasks, db.steps], async () => {
+      const task = await db.tasks.get(taskId);
+      if (!task) throw new NotFoundError('task', taskId);
+      if (task.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
+      steps.forEach((s, i) => checkStep(s, task.stepCount + i + 1));
+      const at = this.ctx.now();
+      const records: StepRecord[] = steps.map((s, i) => ({ ...s, id: `${taskId}#${task.stepCount + i + 1}`, taskId, index: task.stepCount + i + 1, at }));
+      await db.steps.bulkAdd(records);
+      await db.tasks.update(taskId, { stepCount: task.stepCount + steps.length });
+      return task.stepCount + steps.length;
+    });
+  }
+
+  async complete(taskId: string, outcomeInput: ParsedOutcome): Promise<CompletedTask> {
+    const outcome = taskOutcomeSchema.parse(outcomeInput);
+    const task = await this.mustGet(taskId);
+    if (task.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
+    const steps = await this.ctx.db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();
+    checkTaskSize(JSON.stringify({ task, steps, outcome }));
+    const now = this.ctx.now();
+    const succeeded = outcome.kind === 'success';
+    const asyncPatterns = !!this.options.asyncPatterns && this.queue().pending < (this.options.maxPatternQueue ?? 1000);
+    const patterns = asyncPatterns ? [] : extractPatterns(task, steps, succeeded, now);
+    if (this.options.asyncPatterns && !asyncPatterns) this.extractedInline++;
+
+    const [vector] = await embedTexts(this.ctx, [task.description || ' ']);
+    const { db } = this.ctx;
+    const result = await this.write('complete a task', [db.tasks, db.patterns, db.vectors, db.jobs], async () => {
+      const current = await db.tasks.get(taskId);
+      if (!current || current.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
+      const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
+      const merged = patterns.map((p, i) => (existing[i] ? mergePattern(existing[i]!, p) : p));
+      const newPatternCount = existing.filter((e) => !e).length;
+      await db.patterns.bulkPut(merged);
+      const reward = computeReward({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, newPatternCount, metadata: task.metadata, weights: this.options.efficiencyWeights });
+      const reflection = reflect({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, maxItems: this.options.reflectionItems });
+      const done: TaskRecord = { ...current, status: 'completed', completedAt: now, outcome, reward, reflection, patternIds: merged.map((p) => p.id) };
+      await db.tasks.put(done);
+      await db.vectors.put({ id: taskId, userId: task.userId, kind: 'task', vector: vector! });
+      let job;
+      if (asyncPatterns) {
+        job = this.queue().newJob(`patterns:${taskId}`, PATTERN_JOB, task.userId, { taskId });
+        await db.jobs.put(job);
+      }
+      return { done, job };
+    });
+    this.index.upsert({ doc: taskDoc(result.done), text: result.done.description, vector: vector! });
+    if (result.job) this.queue().schedule(result.job);
+    return { reward: result.done.reward!, reflection: result.done.reflection!, patternIds: result.done.patternIds };
+  }
+
+  /** The queued pattern extraction (tasks.asyncPatterns). */
+  patternJob(): JobHandler {
+    return async (job) => {
+      const { taskId } = job.payload as { taskId: string };
+      const { db } = this.ctx;
+      const task = await db.tasks.get(taskId);
+      if (!task?.outcome) return { kind: 'drop', reason: `task ${taskId} is gone` };
+      const steps = await db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();
+      const patterns = extractPatterns(task, steps, task.outcome.kind === 'success', this.ctx.now());
+      await db.transaction('rw', [db.patterns, db.tasks], async () => {
+        const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
+        await db.patterns.bulkPut(patterns.map((p, i) => (existing[i] ? mergePattern(existing[i]!, p) : p)));
+        await db.tasks.update(taskId, { patternIds: patterns.map((p) => p.id) });
+      });
+      this.processed++;
+      return { kind: 'done' };
+    };
+  }
+
+  async get(taskId: string): Promise<TaskRecord & { steps: StepRecord[] }> {
+    const task = await this.mustGet(taskId);
+    const steps = await this.ctx.db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();
+    return { ...task, steps };
+  }
+
+  /**
+   * Completed tasks most useful for a new one: description relevance (the
+   * embedder plus keywords) blended with context match and reward, with the
+   * weights in TASK_RETRIEVAL_WEIGHTS.
+   */
+  async relevant(query: { description: string; context: Partial<TaskContext> }, options: { k: number; userId: string }): Promise<RelevantTask[]> {
+    const [vector] = await embedTexts(this.ctx, [query.description]);
+    const hits = this.index.search(options.userId, { vector: vector!, text: query.description }, {
+      k: Math.max(options.k * 5, 50),
+      ranking: RELEVANCE_ONLY,
+      now: this.ctx.now(),
+    });
+    const tasks = await this.ctx.db.tasks.bulkGet(hits.map((h) => h.id));
+    const w = TASK_RETRIEVAL_WEIGHTS;
+    return hits
+      .flatMap((hit, i) => {
+        const task = tasks[i];
+        if (!task || task.status !== 'completed') return [];
+        const parts = { description: hit.parts.relevance, context: contextMatchScore(query.context, task.context), reward: Math.min(1, Math.max(0, task.reward?.total ?? 0)) };
+        return [{ task, parts, score: w.description * parts.description + w.context * parts.context + w.reward * parts.reward }];
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, options.k);
+  }
+
+  async relevantPatterns(context: Partial<TaskContext>, options: { k: number; userId: string }): Promise<PatternRecord[]> {
+    const all = await this.ctx.db.patterns.where('userId').equals(options.userId).toArray();
+    return all
+      .filter((p) => patternMatchesContext(p, context))
+      .sort((a, b) => b.confidence - a.confidence || b.occurrences - a.occurrences)
+      .slice(0, options.k);
+  }
+
+  async stats(userId?: string): Promise<TaskStats> {
+    const { db } = this.ctx;
+    const tasks = userId === undefined ? await db.tasks.toArray() : await db.tasks.where('userId').equals(userId).toArray();
+    const completed = tasks.filter((t) => t.status === 'completed');
+    const byOutcome: Record<string, number> = {};
+    for (const t of completed) byOutcome[t.outcome!.kind] = (byOutcome[t.outcome!.kind] ?? 0) + 1;
+    const rewards = completed.map((t) => t.reward?.total ?? 0);
+    return {
+      total: tasks.length,
+      running: tasks.length - completed.length,
+      completed: completed.length,
+      byOutcome,
+      averageReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
+      patterns: userId === undefined ? await db.patterns.count() : await db.patterns.where('userId').equals(userId).count(),
+      patternQueue: { pending: (await db.jobs.where('kind').equals(PATTERN_JOB).count()), processed: this.processed, extractedInline: this.extractedInline },
+    };
+  }
+
+  limits(): typeof LIMITS {
+    return LIMITS;
+  }
+
+  private async mustGet(taskId: string): Promise<TaskRecord> {
+    const task = await this.ctx.db.tasks.get(taskId);
+    if (!task) throw new NotFoundError('task', taskId);
+    return task;
+  }
+
+  private async write<T>(operation: string, tables: Parameters<EngineContext['db']['transaction']>[1][], body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.ctx.db.transaction('rw', tables as never, body);
+    } catch (error) {
+      throw toStorageError(error, operation);
+    }
+  }
+}
+
+function taskDoc(task: TaskRecord): IndexDoc {
+  return {
+    id: task.id,
+    userId: task.userId,
+    kind: 'task',
+    createdAt: task.startedAt,
+    touchedAt: task.completedAt ?? task.startedAt,
+    tags: task.context.tags,
+    importance: 0.5,
+    pinned: false,
+    archived: false,
+    fields: { type: task.type, domain: task.context.domain, language: task.context.language },
+  };
+}
