@@ -52,6 +52,7 @@ export interface ImportSummary {
   episodes: number;
   facts: number;
   profiles: number;
+  tasks: number;
   reembedded: number;
 }
 
@@ -459,7 +460,11 @@ export class Engine {
   forgetUser(userId: string): Promise<{ episodes: number; facts: number }> {
     return this.run('forget a user', async () => {
       const { db } = this.ctx;
-      const removed = await this.transact('forget a user', [db.episodes, db.facts, db.vectors, db.profiles, db.jobs, db.meta], async () => {
+      const removed = await this.transact('forget a user', [db.episodes, db.facts, db.vectors, db.profiles, db.jobs, db.meta, db.tasks, db.steps, db.patterns], async () => {
+        const tasks = await db.tasks.where('userId').equals(userId).primaryKeys();
+        await db.steps.where('taskId').anyOf(tasks).delete();
+        await db.tasks.bulkDelete(tasks);
+        await db.patterns.where('userId').equals(userId).delete();
         const episodes = await db.episodes.where('userId').equals(userId).primaryKeys();
         const facts = await db.facts.where('userId').equals(userId).primaryKeys();
         await db.episodes.bulkDelete(episodes);
@@ -472,6 +477,7 @@ export class Engine {
       });
       const ids = [...removed.episodes, ...removed.facts];
       applyDeleted(this.ctx, ids);
+      await this.tasks.rebuild(true);
       this.ctx.emit({ type: 'change', written: [], deleted: ids });
       return { episodes: removed.episodes.length, facts: removed.facts.length };
     });
@@ -483,18 +489,21 @@ export class Engine {
     return this.run('export', async () => {
       const { db } = this.ctx;
       const includeVectors = options.vectors ?? true;
-      const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectors, db.meta], async () => {
+      const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectors, db.meta, db.tasks, db.steps, db.patterns], async () => {
         const byUser = options.userId;
-        const episodes = byUser !== undefined ? await db.episodes.where('userId').equals(byUser).toArray() : await db.episodes.toArray();
-        const facts = byUser !== undefined ? await db.facts.where('userId').equals(byUser).toArray() : await db.facts.toArray();
-        const profiles = byUser !== undefined ? await db.profiles.where('userId').equals(byUser).toArray() : await db.profiles.toArray();
+        const of = <T,>(table: Table<T, string>) => (byUser !== undefined ? table.where('userId').equals(byUser).toArray() : table.toArray());
+        const episodes = await of(db.episodes);
+        const facts = await of(db.facts);
+        const profiles = await of(db.profiles);
+        const tasks = await of(db.tasks);
+        const steps = byUser !== undefined ? await db.steps.where('taskId').anyOf(tasks.map((t) => t.id)).toArray() : await db.steps.toArray();
+        const patterns = await of(db.patterns);
         const vectors = new Map<string, Float32Array>();
         if (includeVectors) {
-          const rows = byUser !== undefined ? await db.vectors.where('userId').equals(byUser).toArray() : await db.vectors.toArray();
-          for (const row of rows) vectors.set(row.id, row.vector);
+          for (const row of await of(db.vectors)) if (row.kind !== 'task') vectors.set(row.id, row.vector);
         }
         const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
-        return { episodes, facts, profiles, vectors, stamp };
+        return { episodes, facts, profiles, tasks, steps, patterns, vectors, stamp };
       });
       return serializeExport({
         header: {
@@ -507,6 +516,9 @@ export class Engine {
         episodes: snapshot.episodes,
         facts: snapshot.facts,
         profiles: snapshot.profiles,
+        tasks: snapshot.tasks,
+        steps: snapshot.steps,
+        patterns: snapshot.patterns,
         vectors: snapshot.vectors,
       });
     });
@@ -533,17 +545,23 @@ export class Engine {
       const fresh = await embedTexts(this.ctx, needEmbedding.map((r) => r.text));
       needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
 
-      await this.transact('import', [db.episodes, db.facts, db.profiles, db.vectors], async () => {
+      const taskVectors = await embedTexts(this.ctx, contents.tasks.filter((t) => t.status === 'completed').map((t) => t.description || ' '));
+      await this.transact('import', [db.episodes, db.facts, db.profiles, db.vectors, db.tasks, db.steps, db.patterns], async () => {
         await db.episodes.bulkPut(contents.episodes);
         await db.facts.bulkPut(contents.facts);
         await db.profiles.bulkPut(contents.profiles);
+        await db.tasks.bulkPut(contents.tasks);
+        await db.steps.bulkPut(contents.steps);
+        await db.patterns.bulkPut(contents.patterns);
+        await db.vectors.bulkPut(contents.tasks.filter((t) => t.status === 'completed').map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: taskVectors[i]! })));
         await db.vectors.bulkPut(
           records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
         );
       });
       applyWritten(this.ctx, records.map((record) => ({ record, vector: vectors.get(record.id) })));
+      if (contents.tasks.length) await this.tasks.rebuild(true);
       this.ctx.emit({ type: 'change', written: records.map((r) => r.id), deleted: [] });
-      return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, reembedded: needEmbedding.length };
+      return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
     });
   }
 

@@ -3,6 +3,7 @@ import { ImportError } from '../errors.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
 import { idSchema, userIdSchema } from '../schema/common.js';
+import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
  * engram's export file: JSON Lines, one object per line.
@@ -11,6 +12,7 @@ import { idSchema, userIdSchema } from '../schema/common.js';
  *   {"kind":"episode","record":{...}}          one per record, any order
  *   {"kind":"fact","record":{...}}
  *   {"kind":"profile","record":{...}}
+ *   {"kind":"task"|"step"|"pattern","record":{...}}   agent task episodes
  *   {"kind":"vector","id":"…","userId":"…","memoryKind":"episode","vector":"<base64 float32 LE>"}
  *   {"kind":"end","lines":N,"checksum":"<fnv1a-32 hex of the lines before>"}
  *
@@ -47,6 +49,9 @@ const lineSchema = z.discriminatedUnion('kind', [
     memoryKind: z.enum(['episode', 'fact']),
     vector: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
   }),
+  z.object({ kind: z.literal('task'), record: z.looseObject({ id: idSchema, userId: userIdSchema, description: z.string(), status: z.enum(['running', 'completed']) }) }),
+  z.object({ kind: z.literal('step'), record: z.looseObject({ id: z.string().min(1), taskId: idSchema, index: z.number().int().min(1) }) }),
+  z.object({ kind: z.literal('pattern'), record: z.looseObject({ id: z.string().min(1), userId: userIdSchema, kind: z.string() }) }),
   z.object({ kind: z.literal('end'), lines: z.number().int().nonnegative(), checksum: z.string() }),
 ]);
 
@@ -55,6 +60,9 @@ export interface ExportContents {
   episodes: Episode[];
   facts: Fact[];
   profiles: z.infer<typeof profileLineSchema>[];
+  tasks: TaskRecord[];
+  steps: StepRecord[];
+  patterns: PatternRecord[];
   vectors: Map<string, Float32Array>;
 }
 
@@ -63,6 +71,9 @@ export function serializeExport(contents: ExportContents): string {
   for (const record of contents.episodes) lines.push(JSON.stringify({ kind: 'episode', record }));
   for (const record of contents.facts) lines.push(JSON.stringify({ kind: 'fact', record }));
   for (const record of contents.profiles) lines.push(JSON.stringify({ kind: 'profile', record }));
+  for (const record of contents.tasks) lines.push(JSON.stringify({ kind: 'task', record }));
+  for (const record of contents.steps) lines.push(JSON.stringify({ kind: 'step', record }));
+  for (const record of contents.patterns) lines.push(JSON.stringify({ kind: 'pattern', record }));
   const kindOf = new Map<string, { userId: string; kind: 'episode' | 'fact' }>();
   for (const r of [...contents.episodes, ...contents.facts]) kindOf.set(r.id, { userId: r.userId, kind: r.type });
   for (const [id, vector] of contents.vectors) {
@@ -99,7 +110,7 @@ export function parseExport(text: string): ExportContents {
     });
   }
 
-  const contents: ExportContents = { header: header.data, episodes: [], facts: [], profiles: [], vectors: new Map() };
+  const contents: ExportContents = { header: header.data, episodes: [], facts: [], profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
   for (let i = 1; i < body.length; i++) {
     const parsed = lineSchema.safeParse(safeJson(body[i]!, i + 1));
     if (!parsed.success) {
@@ -112,6 +123,9 @@ export function parseExport(text: string): ExportContents {
     if (line.kind === 'episode') contents.episodes.push(line.record);
     else if (line.kind === 'fact') contents.facts.push(line.record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
+    else if (line.kind === 'task') contents.tasks.push(line.record as unknown as TaskRecord);
+    else if (line.kind === 'step') contents.steps.push(line.record as unknown as StepRecord);
+    else if (line.kind === 'pattern') contents.patterns.push(line.record as unknown as PatternRecord);
     else if (line.kind === 'vector') {
       const vector = decodeVector(line.vector);
       if (header.data.embedder && vector.length !== header.data.embedder.dimension) {

@@ -134,3 +134,21 @@ describe('limits: at the boundary passes, one past fails with LimitError and wri
     expect(stored.steps[0]).toMatchObject({ tool: 'tool\u0000x', result: { kind: 'success', output: '   ' } });
   });
 });
+
+describe('portability', () => {
+  it('export → import round-trips tasks, steps and patterns, and relevant() works after', async () => {
+    const source = await open();
+    const t = await source.tasks.start({ description: 'Migrate the CI pipeline to GitHub Actions', type: 'other', context });
+    t.log(ok('read_config'));
+    t.log(ok('write_workflow'));
+    await t.complete({ kind: 'success', verdict: 'done', artifacts: ['ci.yml'] });
+    const target = await open();
+    const summary = await target.import(await source.export());
+    expect(summary.tasks).toBe(1);
+    expect((await target.tasks.get(t.id)).steps).toHaveLength(2);
+    expect((await target.tasks.relevant({ description: 'CI pipeline migration', context: {} }))[0]!.task.id).toBe(t.id);
+    expect(await target.patterns.relevant({ domain: 'web' })).not.toHaveLength(0);
+    await target.forget({ userId: 'default' });
+    expect(await target.tasks.relevant({ description: 'CI pipeline migration', context: {} })).toEqual([]);
+  });
+});

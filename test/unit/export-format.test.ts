@@ -9,6 +9,9 @@ const file = serializeExport({
   episodes: [],
   facts: [fact],
   profiles: [],
+  tasks: [],
+  steps: [],
+  patterns: [],
   vectors: new Map([['f1', Float32Array.from([0.6, 0.8])]]),
 });
 
