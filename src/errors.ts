@@ -14,6 +14,18 @@ export type ErrorCode =
   | 'QUOTA'
   | 'IMPORT';
 
+const ERROR_NAMES: Record<ErrorCode, string> = {
+  VALIDATION: 'ValidationError',
+  LIMIT: 'LimitError',
+  NOT_FOUND: 'NotFoundError',
+  PROVIDER: 'ProviderError',
+  CLOSED: 'ClosedError',
+  EMBEDDER: 'EmbedderError',
+  STORAGE: 'StorageError',
+  QUOTA: 'QuotaError',
+  IMPORT: 'ImportError',
+};
+
 export interface ValidationIssue {
   /** Dotted path to the offending field, e.g. `context.tags.2`; empty for the value itself. */
   path: string;
@@ -25,7 +37,8 @@ export class EngramError extends Error {
   readonly details: Record<string, unknown>;
   constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(message);
-    this.name = new.target.name;
+    // Not `new.target.name`: minifiers rename classes, and the name must survive bundling.
+    this.name = ERROR_NAMES[code];
     this.code = code;
     this.details = details;
   }

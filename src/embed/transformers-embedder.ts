@@ -53,7 +53,7 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   env.allowRemoteModels = allowRemoteModels;
   if (localModelPath !== undefined) {
     env.allowLocalModels = true;
-    env.localModelPath = localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`;
+    env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
   }
   const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
   if (options.wasmPaths && wasm) wasm.wasmPaths = options.wasmPaths;
@@ -100,4 +100,15 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
       }
     },
   };
+}
+
+/**
+ * transformers.js 4.3 (web build) skips its "does this local file exist" check
+ * for full http(s) URLs, so with `localModelPath: 'http://host/models/'` it
+ * never loads the tokenizer. A same-origin URL is turned into its path
+ * ('/models/'), which it handles.
+ */
+function sameOriginPath(path: string): string {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  return origin && path.startsWith(`${origin}/`) ? path.slice(origin.length) : path;
 }

@@ -1,0 +1,126 @@
+import { createMemory, type Memory } from 'engram';
+import type { App } from './app.js';
+import { h, mount } from './dom.js';
+import { configureProxy, demoProvider, withRecordedReplies } from './llm.js';
+import { activityTab } from './panels/activity.js';
+import { addPanel } from './panels/add.js';
+import { chatPanel } from './panels/chat.js';
+import { dataTab } from './panels/data.js';
+import { episodesTab } from './panels/episodes.js';
+import { factsTab } from './panels/facts.js';
+import { recallTab } from './panels/recall.js';
+import { tasksTab } from './panels/tasks.js';
+import { runSampleTask } from './sample-task.js';
+import { SAMPLE_CONVERSATION } from './sample-conversation.js';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const status = $('status');
+const progress = $<HTMLProgressElement>('progress');
+const userInput = $<HTMLInputElement>('user-id');
+
+function setStatus(text: string, warn = false): void {
+  status.textContent = text;
+  status.className = warn ? 'warn' : '';
+}
+
+async function boot(): Promise<void> {
+  setStatus('Loading the embedding model…');
+  progress.hidden = false;
+  const config = (await (await fetch('/api/config')).json()) as { llm: boolean; model: string | null };
+  configureProxy(config.llm);
+
+  // Everything heavy (model, IndexedDB, index) runs in a Web Worker; the page only draws.
+  const memory: Memory = await createMemory({
+    name: 'engram-demo',
+    embedder: {
+      model: 'minishlab/potion-base-4M-int8',
+      localModelPath: `${location.origin}/models/`,
+      allowRemoteModels: false,
+      wasmPaths: `${location.origin}/ort/`,
+    },
+    llm: demoProvider,
+    capture: { cooldownTurns: 0, cooldownMinutes: 0 },
+    onProgress: (p) => {
+      if (p.progress !== undefined) progress.value = p.progress;
+      setStatus(p.message ?? `${p.phase}${p.file ? ` ${p.file}` : ''}…`);
+    },
+  });
+  progress.hidden = true;
+  const info = await memory.info();
+  setStatus(
+    config.llm ? `Ready · LLM: ${config.model} via this server's proxy · ${info.indexed} memories` : `Ready · no LLM configured (offline mode) · ${info.indexed} memories`,
+    !config.llm,
+  );
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let activeTab = 'Facts';
+  const tabs: Record<string, (root: HTMLElement, app: App) => unknown> = {
+    Facts: factsTab,
+    Episodes: episodesTab,
+    Tasks: tasksTab,
+    Recall: recallTab,
+    Activity: activityTab,
+    Data: dataTab,
+  };
+  const tabBody = $('tab-body');
+  const draw = async () => {
+    mount($('tabs'), Object.keys(tabs).map((name) => h('button', { id: `tab-${name.toLowerCase()}`, 'aria-selected': String(name === activeTab), onclick: () => { activeTab = name; void draw(); } }, name)));
+    await tabs[activeTab]!(tabBody, app);
+  };
+  const app: App = {
+    memory,
+    userId: () => userInput.value.trim() || 'demo-user',
+    llmAvailable: config.llm,
+    setStatus,
+    refresh: () => {
+      clearTimeout(timer);
+      // Recall explorer keeps its query; other tabs redraw from the store.
+      timer = setTimeout(() => void (activeTab === 'Recall' ? undefined : draw()), 50);
+    },
+  };
+  memory.on('change', () => app.refresh());
+  memory.on('episode', (e) => {
+    setStatus(`Episode ${e.outcome}${e.reason ? `: ${e.reason}` : ''}`);
+    app.refresh();
+  });
+  userInput.addEventListener('change', () => app.refresh());
+
+  const chat = chatPanel($('chat'), app);
+  addPanel($('add'), app);
+  const sampleButton = h('button', { id: 'load-sample', onclick: async () => {
+    sampleButton.disabled = true;
+    await withRecordedReplies(async () => {
+      for (const turn of SAMPLE_CONVERSATION) {
+        chat.say('user', turn.user, '(sample)');
+        chat.say('assistant', turn.assistant, '(recorded)');
+        await memory.observe({ userId: app.userId(), sessionId: 'sample', user: turn.user, assistant: turn.assistant });
+      }
+      await memory.idle();
+    });
+    setStatus('Sample conversation loaded (recorded LLM replies).');
+    sampleButton.disabled = false;
+    app.refresh();
+  } }, 'Load the sample conversation');
+  const taskButton = h('button', { id: 'run-task', onclick: async () => {
+    taskButton.disabled = true;
+    const done = await runSampleTask(memory, app.userId());
+    setStatus(`Sample task completed: reward ${done.reward.total.toFixed(2)}, ${done.patternIds.length} patterns`);
+    activeTab = 'Tasks';
+    taskButton.disabled = false;
+    app.refresh();
+  } }, 'Run a sample agent task');
+  mount(
+    $('samples'),
+    h('h2', {}, 'Try it'),
+    h('p', { class: 'muted' }, 'The sample conversation plays through observe() with ', h('span', { class: 'recorded' }, 'recorded LLM replies'), ', so it works offline.'),
+    h('div', { class: 'flex' }, sampleButton, taskButton),
+  );
+  await draw();
+  (window as unknown as { engramDemo: unknown }).engramDemo = { memory, ready: true };
+}
+
+boot().catch((error: unknown) => {
+  progress.hidden = true;
+  setStatus(`Failed to start: ${(error as Error).message}`, true);
+  console.error(error);
+});
