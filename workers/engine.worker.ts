@@ -6,7 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import { Engine } from '../src/engine.js';
-import '../src/rpc/error-transfer.js';
+import { installErrorTransfer } from '../src/rpc/error-transfer.js';
 import type { WorkerEntry } from '../src/rpc/worker-protocol.js';
 import { providerFromDescriptor } from '../src/llm/from-descriptor.js';
 
@@ -27,4 +27,5 @@ const entry: WorkerEntry = {
   },
 };
 
+installErrorTransfer();
 Comlink.expose(entry);

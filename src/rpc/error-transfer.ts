@@ -12,11 +12,11 @@ type ThrownValue = { value: unknown };
 
 export function installErrorTransfer(): void {
   Comlink.transferHandlers.set('throw', {
-  canHandle: (value: unknown): value is ThrownValue => typeof value === 'object' && value !== null && isThrown(value),
-  serialize: ({ value }: ThrownValue) => [{ isError: true, value: serializeError(value) }, []],
-  deserialize: (serialized: { value: SerializedError }) => {
-    throw deserializeError(serialized.value);
-  },
+    canHandle: (value: unknown): value is ThrownValue => typeof value === 'object' && value !== null && isThrown(value),
+    serialize: ({ value }: ThrownValue) => [{ isError: true, value: serializeError(value) }, []],
+    deserialize: (serialized: { value: SerializedError }) => {
+      throw deserializeError(serialized.value);
+    },
   } as unknown as Comlink.TransferHandler<unknown, unknown>);
 }
 
