@@ -39,7 +39,10 @@ async function boot(): Promise<void> {
       wasmPaths: `${location.origin}/ort/`,
     },
     llm: demoProvider,
-    capture: { cooldownTurns: 0, cooldownMinutes: 0 },
+    // A demo shows memory forming within minutes: no cooldowns, and a close follow-up within the
+    // merge window becomes its own episode chained to the first (novelty ≥ 0.10 instead of 0.15)
+    // rather than being merged into it, so the inspector can show an arc.
+    capture: { cooldownTurns: 0, cooldownMinutes: 0, noveltyMin: 0.1 },
     onProgress: (p) => {
       if (p.progress !== undefined) progress.value = p.progress;
       setStatus(p.message ?? `${p.phase}${p.file ? ` ${p.file}` : ''}…`);

@@ -55,6 +55,24 @@ export const SAMPLE_CONVERSATION: RecordedTurn[] = [
     extract: { facts: [], hasEpisode: false },
   },
   {
+    // A follow-up to the DuckDB decision. Its episode is auto-chained to the first one: cosine 0.86
+    // with the offline model, above the 0.85 chain threshold, under the demo's 0.90 novelty-merge
+    // line (capture.noveltyMin 0.1 in main.ts) and the 0.92 dedup threshold. The inspector draws the arc.
+    user: 'Follow-up on the DuckDB move: dashboards over long date ranges were still slow, so we rewrote the event log as Parquet partitioned by day. They now load in under a second.',
+    assistant: 'Partitioning by day lets DuckDB skip every file outside the date range. Keep each partition between 100 MB and 1 GB.',
+    extract: { facts: [], hasEpisode: true },
+    episode: {
+      goal: 'Choose the Parquet partitioning for the analytics event log',
+      context: 'A 50 GB event log in DuckDB; dashboards were slow for long date ranges',
+      approach: 'Rewrote the event log as Parquet files partitioned by day, so DuckDB skips the files outside a date range',
+      outcome: 'Long-range dashboards load in under a second',
+      quality: 'success',
+      lessons: 'Partition columnar files by the column the dashboards filter on',
+      tags: ['databases', 'analytics'],
+      actors: ['user', 'assistant'],
+    },
+  },
+  {
     user: 'I am training for the Porto marathon in November. My goal is to finish under four hours.',
     assistant: 'Great goal! A 16-week plan with one long run a week is a good base.',
     extract: { facts: [{ text: 'The user is training to run the Porto marathon in under four hours.', category: 'goal', importance: 0.8 }], hasEpisode: false },

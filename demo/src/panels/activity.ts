@@ -8,9 +8,9 @@ export async function activityTab(root: HTMLElement, app: App): Promise<void> {
     root,
     h('h2', {}, `Background jobs (${jobs.length})`),
     jobs.length
-      ? h('table', { id: 'jobs' }, h('tr', {}, h('th', {}, 'kind'), h('th', {}, 'user'), h('th', {}, 'attempts'), h('th', {}, 'queued')), jobs.map((j) => h('tr', {}, h('td', {}, j.kind), h('td', {}, j.userId), h('td', {}, j.attempts), h('td', {}, fmtDate(j.createdAt)))))
+      ? h('table', { id: 'jobs' }, h('tr', {}, h('th', {}, 'kind'), h('th', {}, 'user'), h('th', {}, 'attempts'), h('th', {}, 'queued')), jobs.map((j) => h('tr', {}, h('td', {}, j.kind), h('td', {}, j.userId), h('td', {}, j.attempts), h('td', { class: 'when' }, fmtDate(j.createdAt)))))
       : h('p', { class: 'muted' }, 'Queue is empty.'),
     h('h2', {}, 'Event log'),
-    h('table', { id: 'events' }, h('tr', {}, h('th', {}, 'when'), h('th', {}, 'type'), h('th', {}, 'user'), h('th', {}, 'details')), events.map((e) => h('tr', {}, h('td', {}, fmtDate(e.at)), h('td', {}, e.type), h('td', {}, e.userId ?? ''), h('td', { class: 'muted' }, JSON.stringify(e.data))))),
+    h('table', { id: 'events' }, h('tr', {}, h('th', {}, 'when'), h('th', {}, 'type'), h('th', {}, 'user'), h('th', {}, 'details')), events.map((e) => h('tr', {}, h('td', { class: 'when' }, fmtDate(e.at)), h('td', {}, e.type), h('td', {}, e.userId ?? ''), h('td', { class: 'muted' }, JSON.stringify(e.data))))),
   );
 }

@@ -38,7 +38,13 @@ export async function episodesTab(root: HTMLElement, app: App): Promise<void> {
   mount(
     root,
     h('h2', {}, `Episodes (${episodes.length})`),
-    episodes.length ? h('div', { id: 'episodes' }, roots.map((r) => h('div', { class: 'arc' }, arc(r, 0)))) : h('p', { class: 'muted' }, 'No episodes yet.'),
+    episodes.length
+      ? h('div', { id: 'episodes' }, roots.map((r) => {
+          const steps = arc(r, 0);
+          // A chain (explicit parentId or auto-chained by similarity) is one arc: say so above its steps.
+          return h('div', { class: `arc${steps.length > 1 ? ' chained' : ''}` }, steps.length > 1 ? h('div', { class: 'arc-label' }, `Arc of ${steps.length} episodes`) : null, steps);
+        }))
+      : h('p', { class: 'muted' }, 'No episodes yet.'),
     h('h2', {}, 'Chronological replay'),
     h('div', { class: 'flex' }, topic, h('button', { id: 'replay-button', onclick: async () => {
       const sequence = await app.memory.episodes.sequence(topic.value || 'work', { userId: app.userId(), limit: 10, minRelevance: 0.2 });

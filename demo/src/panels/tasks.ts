@@ -23,7 +23,7 @@ export async function tasksTab(root: HTMLElement, app: App): Promise<void> {
           ? h('ul', {},
               t.reflection.successes.map((s) => h('li', {}, `✓ ${s}`)),
               t.reflection.improvements.map((s) => h('li', {}, `△ ${s}`)),
-              t.reflection.insights.map((s) => h('li', {}, `💡 ${s}`)))
+              t.reflection.insights.map((s) => h('li', {}, `★ ${s}`)))
           : null,
       ),
     ),
