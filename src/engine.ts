@@ -7,6 +7,7 @@ import { ClosedError, NotFoundError, ValidationError } from './errors.js';
 import { chainOf } from './lifecycle/chaining.js';
 import { deleteEpisodesInTx, selectEvictions } from './lifecycle/eviction.js';
 import { writeEpisode, type EpisodeWriteResult } from './lifecycle/write-episode.js';
+import { closeEpisode, type CloseEpisodeResult, type closeEpisodeOptionsSchema } from './lifecycle/close-episode.js';
 import { DEFAULT_USER_ID, type MemoryType } from './schema/common.js';
 import { episodeIndexText, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
 import type { Fact, FactInput, FactPatch } from './schema/fact.js';
@@ -199,6 +200,13 @@ export class Engine {
       this.ctx.emit({ type: 'change', written: [id], deleted: [] });
       return merged;
     });
+  }
+
+  /** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (see lifecycle/close-episode.ts). */
+  closeEpisode(id: string, options: z.output<typeof closeEpisodeOptionsSchema> = {}): Promise<CloseEpisodeResult> {
+    return this.run('close an episode', () =>
+      closeEpisode(this.ctx, { llm: this.llm, model: this.extraction.model, timeoutMs: this.extraction.timeoutMs, signal: this.closing.signal }, id, options),
+    );
   }
 
   deleteEpisode(id: string): Promise<void> {

@@ -26,6 +26,8 @@ export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from './llm/types
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export { httpProxy, type HttpProxyOptions } from './llm/http-proxy.js';
 export type { ObserveInput, ObserveResult, ObserveReason } from './extract/observe.js';
+export type { CloseEpisodeOptions, CloseEpisodeResult, CloseEpisodeReason } from './lifecycle/close-episode.js';
+export type { EpisodeMetadata } from './extract/episode-metadata.js';
 export type { ExtractionOptions, FactOptions, CaptureOptions } from './extract/options.js';
 export { PROMPT_VERSION } from './extract/prompts.js';
 export type { Profile, ProfilePatch } from './schema/profile.js';

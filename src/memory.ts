@@ -32,6 +32,7 @@ import type { EngramEvent, EngramEventType, EventListener } from './telemetry/ev
 import type { LLMProvider, LLMRequest, LLMResponse } from './llm/types.js';
 import { describeProvider } from './llm/descriptor.js';
 import { observeInputSchema, type ObserveInput, type ObserveResult } from './extract/observe.js';
+import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from './lifecycle/close-episode.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
 import type { EventRecord, JobRecord } from './store/records.js';
 
@@ -143,6 +144,18 @@ export class Memory {
       this.call('replay a topic').sequence(parseInput(textSchema, topic, 'episodes.sequence: topic'), parseInput(sequenceOptionsSchema, options, 'episodes.sequence')),
     /** The episodes that continue this one, oldest first. */
     children: async (id: string): Promise<Episode[]> => this.call('list children').children(parseInput(idSchema, id, 'episodes.children: id')),
+    /**
+     * Closes an active episode: its state moves to `summarized` and `endedAt`
+     * is set to now (unless the episode already records an end after its
+     * start, or `options.endedAt` says otherwise). With an LLM provider, one
+     * `episode-metadata` call adds participants, tools, entities, key
+     * decisions, outcome and tags to what the app passed (the app's values
+     * win; the model only adds). LLM failures never throw: the episode is
+     * closed with the app's fields and the result says why (`reason`).
+     * Unknown id → NotFoundError; an episode that is not active → ValidationError.
+     */
+    close: async (id: string, options: CloseEpisodeOptions = {}): Promise<CloseEpisodeResult> =>
+      this.call('close an episode').closeEpisode(parseInput(idSchema, id, 'episodes.close: id'), parseInput(closeEpisodeOptionsSchema, options, 'episodes.close')),
   };
 
   /** Facts: stable things about the user. */
