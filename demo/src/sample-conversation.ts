@@ -12,6 +12,8 @@ interface RecordedTurn {
   extract: { facts: { text: string; category: string; importance: number }[]; hasEpisode: boolean };
   episode?: Record<string, unknown>;
   profile?: Record<string, unknown>;
+  /** The earlier fact this turn's fact replaces (the recorded answer of the `same-fact` check). */
+  supersedes?: string;
 }
 
 export const SAMPLE_CONVERSATION: RecordedTurn[] = [
@@ -78,6 +80,15 @@ export const SAMPLE_CONVERSATION: RecordedTurn[] = [
     extract: { facts: [{ text: 'The user is training to run the Porto marathon in under four hours.', category: 'goal', importance: 0.8 }], hasEpisode: false },
     profile: { goals: ['run the Porto marathon in under four hours'] },
   },
+  {
+    // A changed goal: the new statement is recorded as the same fact as the marathon goal, so the
+    // old version is retired with `supersededBy` and the Facts tab shows both in its history.
+    user: 'Small change of plan: I now want to finish the Porto marathon in under 3 hours 45 minutes.',
+    assistant: 'Ambitious! Add one tempo run a week to the plan.',
+    extract: { facts: [{ text: 'The user is training to run the Porto marathon in under 3 hours 45 minutes.', category: 'goal', importance: 0.8 }], hasEpisode: false },
+    supersedes: 'The user is training to run the Porto marathon in under four hours.',
+    profile: { goals: ['run the Porto marathon in under 3 hours 45 minutes'] },
+  },
 ];
 
 /** An LLM provider that answers from the recordings, matching each request to its turn by the user text it carries. */
@@ -93,8 +104,14 @@ export const recordedProvider: LLMProvider = async (request) => {
       const owner = SAMPLE_CONVERSATION.find((t) => t.extract.facts.some((f) => request.input.includes(f.text)));
       return { output: { updates: owner?.profile ?? {} } };
     }
-    case 'same-fact':
-      return { output: { same: false } };
+    case 'same-fact': {
+      // The input is "EXISTING: <old text>\nNEW: <new text>".
+      const same = SAMPLE_CONVERSATION.some((t) => t.supersedes && request.input.includes(`EXISTING: ${t.supersedes}`) && t.extract.facts.some((f) => request.input.includes(`NEW: ${f.text}`)));
+      return { output: { same } };
+    }
+    case 'compose':
+      // The recorded merge keeps the newer statement.
+      return { output: { text: /NEW: (.*)$/m.exec(request.input)?.[1] ?? '' } };
     default:
       throw new Error(`no recording for task "${request.task}"`);
   }
