@@ -18,6 +18,7 @@ import { orderSequence, type SequenceOptions } from './recall/sequence.js';
 import { MemoryIndex } from './search/memory-index.js';
 import { resolveRanking, type ScoreParts } from './search/ranking.js';
 import { applyDeleted, applyWritten } from './store/apply-to-index.js';
+import { ChangeSignal } from './store/change-signal.js';
 import { EngramDatabase } from './store/database.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, parseExport, serializeExport } from './store/export-format.js';
 import { listEpisodes, listFacts } from './store/list-records.js';
@@ -34,7 +35,7 @@ import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
 import type { EventRecord, JobRecord } from './store/records.js';
 import type { z } from 'zod';
-import { PATTERN_JOB, TaskStore, type CompletedTask, type RelevantTask, type TaskStats, type TasksOptions } from './tasks/task-store.js';
+import { PATTERN_JOB, TaskStore, taskDoc, type CompletedTask, type RelevantTask, type TaskStats, type TasksOptions } from './tasks/task-store.js';
 import type { ParsedOutcome, PatternRecord, StepRecord, TaskContext, TaskRecord, stepInputSchema, taskStartSchema } from './schema/task.js';
 
 type ObserveParsed = z.output<typeof observeInputSchema>;
@@ -90,6 +91,10 @@ export class Engine {
   private readonly queue: JobQueue;
   private readonly closing = new AbortController();
   private readonly tasks: TaskStore;
+  /** Completed tasks' description vectors, behind `tasks.relevant`. */
+  private readonly taskIndex: MemoryIndex;
+  /** The cross-tab change signal (see store/change-signal.ts); set once the indexes are built. */
+  private signal: ChangeSignal | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -97,7 +102,8 @@ export class Engine {
     private readonly extraction: ResolvedExtraction,
     tasksOptions: TasksOptions,
   ) {
-    this.tasks = new TaskStore(ctx, new MemoryIndex(ctx.embedder.dimension), tasksOptions, () => this.queue);
+    this.taskIndex = new MemoryIndex(ctx.embedder.dimension);
+    this.tasks = new TaskStore(ctx, this.taskIndex, tasksOptions, () => this.queue);
     this.queue = new JobQueue({
       db: ctx.db,
       now: ctx.now,
@@ -118,6 +124,8 @@ export class Engine {
     } catch (error) {
       throw toStorageError(error, `open database "${config.name}"`);
     }
+    // Other engines on this database (tabs) hear of every committed change, and this one of theirs.
+    const signal = new ChangeSignal(config.name, hooks.indexedDB);
     try {
       const embedder = hooks.embedder ?? (await loadTransformersEmbedder(config.embedder, hooks.onProgress));
       if (!Number.isInteger(embedder.dimension) || embedder.dimension < 1) {
@@ -134,6 +142,7 @@ export class Engine {
         ranking: resolveRanking(config.ranking),
         now: hooks.clock ?? Date.now,
         emit: (event) => {
+          if (event.type === 'change') signal.publish(event);
           try {
             onEvent?.(event);
           } catch {
@@ -144,10 +153,24 @@ export class Engine {
       const { sameSpace } = await rebuildIndex(ctx, hooks.onProgress);
       const engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture), config.tasks ?? {});
       await engine.tasks.rebuild(sameSpace);
+      engine.signal = signal;
+      signal.listen({
+        ctx,
+        taskIndex: engine.taskIndex,
+        taskDoc,
+        onRefreshed: ({ written, deleted }) => {
+          try {
+            onEvent?.({ type: 'change', written, deleted });
+          } catch {
+            // As above: a listener's bug is the app's, not the refresh's.
+          }
+        },
+      });
       // Resume background jobs a previous session left queued.
       await engine.queue.resume();
       return engine;
     } catch (error) {
+      signal.close();
       db.close();
       throw error;
     }
@@ -354,7 +377,11 @@ export class Engine {
   }
 
   completeTask(taskId: string, outcome: ParsedOutcome): Promise<CompletedTask> {
-    return this.run('complete a task', () => this.tasks.complete(taskId, outcome));
+    return this.run('complete a task', async () => {
+      const done = await this.tasks.complete(taskId, outcome);
+      this.signal?.publish({ written: [taskId], deleted: [] });
+      return done;
+    });
   }
 
   getTask(taskId: string): Promise<TaskRecord & { steps: StepRecord[] }> {
@@ -481,12 +508,13 @@ export class Engine {
         await db.profiles.delete(userId);
         await db.jobs.where('userId').equals(userId).delete();
         await db.meta.delete(`capture:${userId}`);
-        return { episodes, facts };
+        return { episodes, facts, tasks };
       });
       const ids = [...removed.episodes, ...removed.facts];
       applyDeleted(this.ctx, ids);
       await this.tasks.rebuild(true);
       this.ctx.emit({ type: 'change', written: [], deleted: ids });
+      this.signal?.publish({ written: [], deleted: removed.tasks });
       return { episodes: removed.episodes.length, facts: removed.facts.length };
     });
   }
@@ -568,6 +596,7 @@ export class Engine {
       });
       applyWritten(this.ctx, records.map((record) => ({ record, vector: vectors.get(record.id) })));
       if (contents.tasks.length) await this.tasks.rebuild(true);
+      this.signal?.publish({ written: contents.tasks.map((t) => t.id), deleted: [] });
       this.ctx.emit({ type: 'change', written: records.map((r) => r.id), deleted: [] });
       return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
     });
@@ -593,6 +622,7 @@ export class Engine {
     await this.queue.close(timeoutMs);
     const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs));
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    this.signal?.close();
     this.ctx.db.close();
     await this.ctx.embedder.dispose?.();
   }

@@ -30,6 +30,46 @@ export function findDuplicate(ctx: EngineContext, incoming: Episode, vector: Flo
   return null;
 }
 
+/**
+ * The same rule over episodes this engine's index has not seen: ones another
+ * tab (another engine on this database) committed since this engine last
+ * refreshed. The write transaction reads them from IndexedDB, so two tabs
+ * writing the same thing at once still end with one episode, not two.
+ */
+export function findDuplicateAmong(
+  ctx: EngineContext,
+  incoming: Episode,
+  vector: Float32Array,
+  candidates: readonly { episode: Episode; vector: Float32Array }[],
+): DedupDecision | null {
+  const threshold = ctx.lifecycle.dedupThreshold;
+  if (threshold <= 0) return null;
+  let best: DedupDecision | null = null;
+  for (const candidate of candidates) {
+    if (candidate.episode.id === incoming.id || candidate.vector.length !== vector.length) continue;
+    if (!mayReplace(incoming.provenance, candidate.episode.provenance)) continue;
+    // Stored vectors are unit length, so the dot product is the cosine.
+    let similarity = 0;
+    for (let i = 0; i < vector.length; i++) similarity += vector[i]! * candidate.vector[i]!;
+    if (similarity >= threshold && (!best || similarity > best.similarity)) best = { replacedId: candidate.episode.id, similarity };
+  }
+  return best;
+}
+
+/** Inside a write transaction: the user's episodes (with vectors) that this engine's index does not hold. */
+export async function unseenEpisodes(ctx: EngineContext, userId: string): Promise<{ episode: Episode; vector: Float32Array }[]> {
+  if (ctx.lifecycle.dedupThreshold <= 0) return [];
+  // Keys only: cheap next to the embedding that preceded it, and exact whatever other tabs did.
+  const ids = (await ctx.db.episodes.where('userId').equals(userId).primaryKeys()).filter((id) => !ctx.index.has(id));
+  if (ids.length === 0) return [];
+  const [episodes, vectors] = await Promise.all([ctx.db.episodes.bulkGet(ids), ctx.db.vectors.bulkGet(ids)]);
+  return ids.flatMap((_, i) => {
+    const episode = episodes[i];
+    const vector = vectors[i]?.vector;
+    return episode && vector ? [{ episode, vector }] : [];
+  });
+}
+
 export function mayReplace(incoming: Episode['provenance'], existing: Episode['provenance'] | undefined): boolean {
   return incoming === 'trusted' || existing === 'untrusted';
 }

@@ -8,7 +8,7 @@ import { applyDeleted, applyWritten } from '../store/apply-to-index.js';
 import { isQuotaExceeded, toStorageError } from '../store/transaction-errors.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import { findAutoParent } from './chaining.js';
-import { findDuplicate } from './dedup.js';
+import { findDuplicate, findDuplicateAmong, unseenEpisodes } from './dedup.js';
 import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
 
 export interface EpisodeWriteResult {
@@ -100,10 +100,12 @@ export async function writeEpisode(
       }
 
       let replaced: EpisodeWriteResult['replaced'];
-      if (duplicate && !existing) {
-        const victim = await ctx.db.episodes.get(duplicate.replacedId);
+      // The index may lag behind other tabs: episodes it has not seen are checked here, from IndexedDB.
+      const candidates = existing ? [] : [duplicate, findDuplicateAmong(ctx, record, vector!, await unseenEpisodes(ctx, record.userId))];
+      for (const candidate of candidates.filter((c) => c !== null).sort((a, b) => b.similarity - a.similarity)) {
+        const victim = await ctx.db.episodes.get(candidate.replacedId);
         if (victim) {
-          replaced = { id: victim.id, similarity: duplicate.similarity };
+          replaced = { id: victim.id, similarity: candidate.similarity };
           if (!explicitParent) record.parentId = victim.parentId;
           await ctx.db.episodes.where('parentId').equals(victim.id).modify({ parentId: record.id });
           await ctx.db.episodes.delete(victim.id);
@@ -112,8 +114,9 @@ export async function writeEpisode(
             type: 'dedup',
             userId: record.userId,
             at: now,
-            data: { replacedId: victim.id, byId: record.id, similarity: duplicate.similarity },
+            data: { replacedId: victim.id, byId: record.id, similarity: candidate.similarity },
           });
+          break;
         }
       }
       if (!explicitParent && !existing && !replaced && autoParent && (await ctx.db.episodes.get(autoParent))) {

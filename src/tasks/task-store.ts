@@ -267,7 +267,8 @@ export class TaskStore {
   }
 }
 
-function taskDoc(task: TaskRecord): IndexDoc {
+/** The task index document of a task (also used by the cross-tab refresh, store/change-signal.ts). */
+export function taskDoc(task: TaskRecord): IndexDoc {
   return {
     id: task.id,
     userId: task.userId,

@@ -1,0 +1,156 @@
+import type { EngineContext } from '../engine-context.js';
+import type { TaskRecord } from '../schema/task.js';
+import type { IndexDoc } from '../search/index-doc.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { applyDeleted, applyWritten } from './apply-to-index.js';
+
+/**
+ * The cross-tab change signal. Several engines may open one database (one per
+ * tab, each in its own worker; or several in one Node process on one
+ * fake-indexeddb factory). Each keeps an in-memory index, so after one of
+ * them commits a write the others must refresh theirs. Every committed change
+ * is broadcast (ids only) on a BroadcastChannel named after the database; a
+ * receiving engine re-reads those ids from IndexedDB and updates its index.
+ *
+ * The message is a hint, never data: IndexedDB stays the source of truth. An
+ * engine that missed a message (it was closed, or BroadcastChannel does not
+ * exist here) is still correct after a reopen, which rebuilds its index.
+ */
+export interface ChangeMessage {
+  /** Ids of episodes, facts or completed tasks that were written (created, replaced or updated). */
+  written: string[];
+  /** Ids that were deleted (evicted, replaced by dedup, forgotten). */
+  deleted: string[];
+}
+
+/** What the receiving side refreshes: the memory index, and the task index behind `tasks.relevant`. */
+export interface RefreshTargets {
+  ctx: EngineContext;
+  taskIndex: MemoryIndex;
+  /** Builds the task index document of a completed task. */
+  taskDoc: (task: TaskRecord) => IndexDoc;
+  /** Told after each refresh, so the app's `change` listeners hear about other tabs too. */
+  onRefreshed: (change: ChangeMessage) => void;
+}
+
+const PROTOCOL = 1;
+
+/**
+ * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
+ * two engines share a database only if they share the factory object. Each
+ * custom factory gets its own channel scope, so engines on different
+ * factories with the same database name do not wake each other needlessly.
+ * The environment's own `indexedDB` (browser tabs, workers) has scope "".
+ */
+const factoryScopes = new WeakMap<object, string>();
+function scopeOf(factory: IDBFactory | undefined): string {
+  if (!factory || factory === (globalThis as { indexedDB?: IDBFactory }).indexedDB) return '';
+  let scope = factoryScopes.get(factory);
+  if (!scope) factoryScopes.set(factory, (scope = Math.random().toString(36).slice(2)));
+  return scope;
+}
+
+export class ChangeSignal {
+  private readonly channel: BroadcastChannel | null;
+  private targets: RefreshTargets | null = null;
+  /** Refreshes run one after another, so an older read never lands after a newer one. */
+  private refreshing: Promise<void> = Promise.resolve();
+  /** Ids this engine commits while a refresh is reading: the refresh must not overwrite them with older rows. */
+  private readonly readers = new Set<Set<string>>();
+  private closed = false;
+
+  constructor(dbName: string, factory?: IDBFactory) {
+    const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
+    this.channel = Channel ? new Channel(`engram:${scopeOf(factory)}:${dbName}`) : null;
+    if (!this.channel) return;
+    // Node: an open channel would keep the process alive; the engine's close() is what ends it.
+    (this.channel as { unref?: () => void }).unref?.();
+    this.channel.onmessage = (event: MessageEvent) => this.receive(event.data);
+  }
+
+  /** Starts applying other engines' changes (once the engine's indexes are built). */
+  listen(targets: RefreshTargets): void {
+    this.targets = targets;
+  }
+
+  /** Tells the other engines on this database what this one just committed. */
+  publish(change: ChangeMessage): void {
+    for (const touched of this.readers) for (const id of [...change.written, ...change.deleted]) touched.add(id);
+    if (this.closed || !this.channel || (change.written.length === 0 && change.deleted.length === 0)) return;
+    try {
+      this.channel.postMessage({ v: PROTOCOL, written: change.written, deleted: change.deleted });
+    } catch {
+      // A hint only: a failed post leaves the others stale until their next open, never wrong on disk.
+    }
+  }
+
+  /** Resolves when every refresh received so far has been applied (tests, and `idle()`). */
+  settled(): Promise<void> {
+    return this.refreshing;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.targets = null;
+    this.channel?.close();
+  }
+
+  private receive(data: unknown): void {
+    const message = parseMessage(data);
+    if (!message || this.closed || !this.targets) return;
+    this.enqueue(message);
+  }
+
+  private enqueue(message: ChangeMessage): void {
+    const targets = this.targets;
+    if (!targets) return;
+    // A closed database or a failed read: the next open rebuilds from IndexedDB anyway.
+    this.refreshing = this.refreshing.then(() => this.refresh(targets, message)).catch(() => undefined);
+  }
+
+  private async refresh(targets: RefreshTargets, message: ChangeMessage): Promise<void> {
+    if (this.closed) return;
+    const { ctx, taskIndex } = targets;
+    const { db, embedder } = ctx;
+    // Written or deleted, IndexedDB says what each id is now; the message only says where to look.
+    const ids = [...new Set([...message.written, ...message.deleted])];
+    const touchedLocally = new Set<string>();
+    this.readers.add(touchedLocally);
+    let rows;
+    try {
+      // One read transaction: a consistent view of records and vectors.
+      rows = await db.transaction('r', [db.episodes, db.facts, db.tasks, db.vectors], async () => ({
+        episodes: await db.episodes.bulkGet(ids),
+        facts: await db.facts.bulkGet(ids),
+        tasks: await db.tasks.bulkGet(ids),
+        vectors: await db.vectors.bulkGet(ids),
+      }));
+    } finally {
+      this.readers.delete(touchedLocally);
+    }
+    if (this.closed) return;
+    const again: string[] = [];
+    ids.forEach((id, i) => {
+      // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
+      if (touchedLocally.has(id)) return void again.push(id);
+      const record = rows.episodes[i] ?? rows.facts[i];
+      const stored = rows.vectors[i]?.vector;
+      const vector = stored && stored.length === embedder.dimension ? stored : undefined;
+      if (record && (vector || ctx.index.has(id))) applyWritten(ctx, [{ record, vector }]);
+      else applyDeleted(ctx, [id]);
+      const task = rows.tasks[i];
+      if (task?.status === 'completed' && vector) taskIndex.upsert({ doc: targets.taskDoc(task), text: task.description, vector });
+      else taskIndex.remove(id);
+    });
+    if (again.length) this.enqueue({ written: again, deleted: [] });
+    targets.onRefreshed(message);
+  }
+}
+
+function parseMessage(data: unknown): ChangeMessage | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { v, written, deleted } = data as { v?: unknown; written?: unknown; deleted?: unknown };
+  const ids = (value: unknown) => Array.isArray(value) && value.every((id) => typeof id === 'string');
+  if (v !== PROTOCOL || !ids(written) || !ids(deleted)) return null;
+  return { written: written as string[], deleted: deleted as string[] };
+}

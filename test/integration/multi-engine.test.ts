@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeEvent, Memory, MemoryOptions } from '../../src/index.js';
+import { freshIndexedDB, openMemory } from '../support/memory.js';
+
+/**
+ * Several engines on one database: what two tabs do in a browser, here as
+ * two engines on one fake-indexeddb factory (real IndexedDB transaction
+ * semantics). They share nothing but the database and the cross-tab change
+ * signal (BroadcastChannel).
+ */
+const memories: Memory[] = [];
+afterEach(async () => {
+  await Promise.all(memories.splice(0).map((m) => m.close()));
+});
+
+/** `count` engines on one database. */
+async function engines(count: number, options: Partial<MemoryOptions> = {}): Promise<Memory[]> {
+  const shared = { name: `multi-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB(), ...options };
+  const out: Memory[] = [];
+  for (let i = 0; i < count; i++) out.push(await openMemory(shared));
+  memories.push(...out);
+  return out;
+}
+
+/** Polls until `check` holds; returns how long that took (ms), or fails after `limitMs`. */
+async function within(limitMs: number, check: () => Promise<boolean>): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - start;
+    if (performance.now() - start > limitMs) throw new Error(`not within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const recalledIds = async (m: Memory, query: string, userId: string) =>
+  (await m.recall(query, { userId, k: 10, touch: false })).map((h) => h.memory.id);
+
+describe('two engines on one database (fake-indexeddb)', () => {
+  it('a memory written in one engine is recallable in the other within one second, and a delete disappears as fast', async () => {
+    const [a, b] = await engines(2);
+    const heard: ChangeEvent[] = [];
+    b.on('change', (e) => heard.push(e));
+
+    const fact = await a.facts.add({ userId: 'u', text: 'The user keeps three hives of bees on the allotment' });
+    const episode = await a.episodes.add({ userId: 'u', text: 'Migrated the billing service from MySQL to Postgres over one weekend' });
+    const factMs = await within(1000, async () => (await recalledIds(b, 'beekeeping', 'u')).includes(fact.id));
+    const episodeMs = await within(1000, async () => (await recalledIds(b, 'database migration of billing', 'u')).includes(episode.id));
+    console.log(`cross-engine visibility: fact ${factMs.toFixed(0)} ms, episode ${episodeMs.toFixed(0)} ms`);
+    // Other engines' changes reach the app's `change` listeners too.
+    expect(heard.flatMap((e) => e.written)).toEqual(expect.arrayContaining([fact.id, episode.id]));
+
+    await a.facts.delete(fact.id);
+    // Recall already skips a record that is gone; the other engine's index drops it too.
+    await within(1000, async () => (await b.info()).indexed === 1);
+    expect(await recalledIds(b, 'beekeeping', 'u')).not.toContain(fact.id);
+
+    // And back the other way, with an update that changes the text (a new vector).
+    await b.episodes.update(episode.id, { text: 'Moved the billing service onto managed Postgres in the cloud' });
+    await within(1000, async () => (await recalledIds(a, 'managed cloud database', 'u'))[0] === episode.id);
+  });
+
+  it('completed tasks written in one engine are found by tasks.relevant in the other', async () => {
+    const [a, b] = await engines(2);
+    const task = await a.tasks.start({ userId: 'u', description: 'Add rate limiting to the public REST API', type: 'code-generation', context: { domain: 'web', language: 'typescript', complexity: 'moderate', tags: [] } });
+    task.log({ tool: 'editor', action: 'add middleware', parameters: {}, result: { kind: 'success', output: 'ok' }, latencyMs: 50 });
+    await task.complete({ kind: 'success', verdict: 'limits enforced', artifacts: [] });
+    await within(1000, async () => (await b.tasks.relevant({ description: 'throttle API requests', context: {} }, { userId: 'u' })).some((t) => t.task.id === task.id));
+  });
+
+  it('concurrent writes from three engines: no acknowledged write is lost and the cap is never exceeded at rest', async () => {
+    const cap = 25;
+    const all = await engines(3, { lifecycle: { maxEpisodes: cap } });
+    const topics = ['gardening', 'invoices', 'kubernetes', 'climbing', 'sourdough', 'tax returns', 'guitar', 'the move to Porto'];
+    const written = await Promise.all(
+      all.map(async (m, e) => {
+        const ids: { episodes: string[]; facts: string[] } = { episodes: [], facts: [] };
+        // Each engine writes its own stream; the streams interleave in IndexedDB.
+        for (let i = 0; i < 20; i++) {
+          const topic = topics[(i + e) % topics.length]!;
+          ids.episodes.push((await m.episodes.add({ userId: 'u', text: `Engine ${e} note ${i}: a long afternoon spent on ${topic}, session number ${i * 7 + e}` })).id);
+          if (i % 4 === 0) ids.facts.push((await m.facts.add({ userId: 'u', text: `Engine ${e} fact ${i}: the user cares about ${topic}` })).id);
+        }
+        return ids;
+      }),
+    );
+    for (const m of all) await m.idle();
+
+    const [a] = all;
+    const stored = await a!.episodes.list({ userId: 'u', limit: 10_000 });
+    expect(stored.length).toBeLessThanOrEqual(cap);
+    // Every acknowledged episode is either stored or was evicted/replaced by a recorded decision.
+    const { events } = await a!.activity({ limit: 10_000 });
+    const removed = new Set(events.flatMap((ev) => (ev.type === 'eviction' ? (ev.data.evicted as string[]) : ev.type === 'dedup' ? [ev.data.replacedId as string] : [])));
+    const present = new Set(stored.map((s) => s.id));
+    const acknowledged = written.flatMap((w) => w.episodes);
+    const lost = acknowledged.filter((id) => !present.has(id) && !removed.has(id));
+    expect(lost).toEqual([]);
+    const facts = new Set((await a!.facts.list({ userId: 'u', limit: 10_000 })).map((f) => f.id));
+    expect(written.flatMap((w) => w.facts).filter((id) => !facts.has(id))).toEqual([]);
+    console.log(`three engines: ${acknowledged.length} episodes acknowledged, ${stored.length} stored (cap ${cap}), ${removed.size} evicted or replaced, lost 0; ${facts.size} facts`);
+
+    // Every engine's index converges on what IndexedDB holds.
+    for (const m of all) {
+      await within(1000, async () => (await m.info()).indexed === present.size + facts.size);
+    }
+  });
+
+  it('dedup holds across engines: the same episode written by two engines at once is stored once', async () => {
+    const [a, b] = await engines(2);
+    const texts = [
+      'Decided to move the weekly standup to Thursday so the Lisbon team can join',
+      'Fixed the memory leak in the image upload service by closing file handles',
+      'Booked the venue for the March offsite and sent the agenda to everyone',
+      'Rewrote the onboarding email sequence after the churn analysis',
+      'Replaced the flaky end-to-end login test with a contract test',
+    ];
+    // Each pair is written at the same moment: both engines embed and decide before either commits.
+    const pairs = await Promise.all(texts.map(async (text) => Promise.all([a!.episodes.add({ userId: 'u', text }), b!.episodes.add({ userId: 'u', text })])));
+    await a!.idle();
+    await b!.idle();
+
+    const stored = await a!.episodes.list({ userId: 'u', limit: 1000 });
+    expect(stored.map((e) => e.text).sort()).toEqual([...texts].sort());
+    const { events } = await a!.activity({ limit: 1000 });
+    const dedups = events.filter((e) => e.type === 'dedup');
+    expect(dedups).toHaveLength(texts.length);
+    for (const [first, second] of pairs) {
+      const survivor = stored.find((e) => e.text === first.text)!;
+      // Newest wins: the survivor is one of the two, and the dedup event names the other.
+      expect([first.id, second.id]).toContain(survivor.id);
+      const loser = survivor.id === first.id ? second.id : first.id;
+      expect(dedups.some((d) => d.data.replacedId === loser && d.data.byId === survivor.id)).toBe(true);
+    }
+  });
+
+  it('an engine that missed every signal (it was closed) is correct after it reopens', async () => {
+    const options = { name: `missed-${process.pid}-${Date.now()}`, ...freshIndexedDB() };
+    const a = await openMemory(options);
+    const b = await openMemory(options);
+    memories.push(a);
+    await b.close();
+    const fact = await a.facts.add({ userId: 'u', text: 'The user is learning Japanese for a trip to Osaka' });
+    const reopened = await openMemory(options);
+    memories.push(reopened);
+    expect(await recalledIds(reopened, 'language lessons', 'u')).toContain(fact.id);
+  });
+});
