@@ -1,4 +1,4 @@
-import { createMemory, type Memory } from 'engram';
+import { createMemory, type Memory, type MemoryOptions } from 'engram';
 import type { App } from './app.js';
 import { h, mount } from './dom.js';
 import { configureProxy, demoProvider, withRecordedReplies } from './llm.js';
@@ -29,15 +29,16 @@ async function boot(): Promise<void> {
   const config = (await (await fetch('/api/config')).json()) as { llm: boolean; model: string | null };
   configureProxy(config.llm);
 
+  const embedder = {
+    model: 'minishlab/potion-base-4M-int8',
+    localModelPath: `${location.origin}/models/`,
+    allowRemoteModels: false,
+    wasmPaths: `${location.origin}/ort/`,
+  };
   // Everything heavy (model, IndexedDB, index) runs in a Web Worker; the page only draws.
   const memory: Memory = await createMemory({
     name: 'engram-demo',
-    embedder: {
-      model: 'minishlab/potion-base-4M-int8',
-      localModelPath: `${location.origin}/models/`,
-      allowRemoteModels: false,
-      wasmPaths: `${location.origin}/ort/`,
-    },
+    embedder,
     llm: demoProvider,
     // A demo shows memory forming within minutes: no cooldowns, and a close follow-up within the
     // merge window becomes its own episode chained to the first (novelty ≥ 0.10 instead of 0.15)
@@ -119,7 +120,9 @@ async function boot(): Promise<void> {
     h('div', { class: 'flex' }, sampleButton, taskButton),
   );
   await draw();
-  (window as unknown as { engramDemo: unknown }).engramDemo = { memory, ready: true };
+  // `open` lets browser tests open memories of their own (other names, settings) on the same worker path and model.
+  const open = (options: Omit<MemoryOptions, 'embedder'>) => createMemory({ embedder, ...options });
+  (window as unknown as { engramDemo: unknown }).engramDemo = { memory, ready: true, open };
 }
 
 boot().catch((error: unknown) => {
