@@ -1,0 +1,136 @@
+/**
+ * The benchmark page. The Node harness (bench/browser/run.ts) drives it:
+ *
+ * - `bench.prepare(config)` builds the data set and returns the exact top-10
+ *   of every query (the ground truth for recall);
+ * - `bench.warm(config)` inserts into one system, runs the queries, measures
+ *   memory and long tasks;
+ * - loading the page with `?cold=<system>&dimension=..&size=..` reopens what
+ *   that system persisted and times the first answered query from the start
+ *   of the navigation (the result lands in `window.coldResult`).
+ */
+import { dataset, exactTopK, queries, recallAt } from './dataset.js';
+import { measureMemory, percentiles, phase, yieldToPage, type MemoryFigure } from './metrics.js';
+import { deleteAllDatabases } from './snapshot-store.js';
+import type { SystemModule } from '../peers/system.js';
+
+const K = 10;
+
+/** Each system is a separate chunk: a cold start loads only its own code. */
+const SYSTEMS: Record<string, () => Promise<SystemModule>> = {
+  engram: async () => (await import('../peers/engram.js')).engram,
+  orama: async () => (await import('../peers/orama.js')).orama,
+  'entity-db': async () => (await import('../peers/entity-db.js')).entityDb,
+  hnswlib: async () => (await import('../peers/hnswlib.js')).hnswlib,
+  voy: async () => (await import('../peers/voy.js')).voy,
+  'brute-force': async () => (await import('../peers/brute-force.js')).bruteForce,
+};
+
+export interface BenchConfig {
+  system: string;
+  dimension: number;
+  size: number;
+  queries: number;
+  /** Stop timing queries after this long (slow peers), but never before `minQueries`. */
+  queryBudgetMs: number;
+  minQueries: number;
+  /** From `prepare`: exact top-10 per query. */
+  truth: number[][];
+}
+
+async function loadSystem(name: string): Promise<SystemModule> {
+  const load = SYSTEMS[name];
+  if (!load) throw new Error(`unknown system "${name}" (known: ${Object.keys(SYSTEMS).join(', ')})`);
+  return load();
+}
+
+async function timedQueries(
+  run: (q: { vector: Float32Array; text: string }) => Promise<number[]>,
+  qs: { vector: Float32Array; text: string }[],
+  config: BenchConfig,
+  truth?: number[][],
+) {
+  for (const q of qs.slice(0, 5)) await run(q); // warm-up
+  const latencies: number[] = [];
+  const recalls: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < qs.length; i++) {
+    if (i >= config.minQueries && performance.now() - started > config.queryBudgetMs) break;
+    const t0 = performance.now();
+    const found = await run(qs[i]!);
+    latencies.push(performance.now() - t0);
+    if (truth) recalls.push(recallAt(K, found, truth[i]!));
+    if (i % 20 === 19) await yieldToPage();
+  }
+  return { latency: percentiles(latencies), recall: recalls.length ? recalls.reduce((a, b) => a + b, 0) / recalls.length : null };
+}
+
+const bench = {
+  async prepare(config: { dimension: number; size: number; queries: number }) {
+    await deleteAllDatabases();
+    const data = dataset(config.size, config.dimension, config.queries);
+    return data.queries.map((q) => exactTopK(data.vectors, q.vector, K));
+  },
+
+  async warm(config: BenchConfig) {
+    await deleteAllDatabases();
+    const module = await loadSystem(config.system);
+    const data = dataset(config.size, config.dimension, config.queries);
+    const before = await measureMemory();
+    const system = await module.create(config.dimension, config.size);
+
+    let searchableMs = 0;
+    const insertStarted = performance.now();
+    const insert = await phase(() => system.insert(data, () => (searchableMs = performance.now() - insertStarted)), insertStarted);
+    const vector = await phase(() => timedQueries((q) => system.queryVector(q, K), data.queries, config, config.truth));
+    const hybrid = system.queryHybrid ? await phase(() => timedQueries((q) => system.queryHybrid!(q, K), data.queries, config)) : null;
+    const after = await measureMemory();
+    const extras = (await system.extras?.()) ?? {};
+    await system.close();
+    return {
+      system: system.name,
+      notDurable: system.notDurable ?? null,
+      insert: { searchableMs, durableMs: insert.ms, longTasks: insert.longTasks },
+      vector: { ...vector.value, longTasks: vector.longTasks },
+      hybrid: hybrid ? { ...hybrid.value, longTasks: hybrid.longTasks } : null,
+      memory: { before, after, usedBytes: used(before, after) },
+      extras,
+    };
+  },
+
+  cleanup: deleteAllDatabases,
+};
+
+function used(before: MemoryFigure, after: MemoryFigure): { page: number; worker: number } {
+  return { page: Math.max(0, after.pageBytes - before.pageBytes), worker: Math.max(0, after.workerBytes - before.workerBytes) };
+}
+
+async function cold(params: URLSearchParams) {
+  const dimension = Number(params.get('dimension'));
+  const size = Number(params.get('size'));
+  const [query] = queries(1, dimension);
+  const module = await loadSystem(params.get('cold')!);
+  const opened = await phase(async () => {
+    const reopenStarted = performance.now();
+    const system = await module.reopen(dimension, size, query!);
+    const answer = await system.queryVector(query!, K);
+    const firstAnswerMs = performance.now(); // since the navigation started
+    const reopenToAnswerMs = firstAnswerMs - reopenStarted;
+    const count = await system.count();
+    await system.close();
+    return { firstAnswerMs, reopenToAnswerMs, count, answered: answer.length };
+  }, 0);
+  return { ...opened.value, longTasks: opened.longTasks };
+}
+
+export type WarmResult = Awaited<ReturnType<typeof bench.warm>>;
+export type ColdResult = Awaited<ReturnType<typeof cold>>;
+
+Object.assign(globalThis, { bench });
+const params = new URLSearchParams(location.search);
+if (params.has('cold')) {
+  cold(params).then(
+    (result) => Object.assign(globalThis, { coldResult: result }),
+    (error: Error) => Object.assign(globalThis, { coldResult: { error: `${error.name}: ${error.message}` } }),
+  );
+}

@@ -1,0 +1,103 @@
+import { createMemory, type Embedder, type Memory, type RankingOptions } from 'engram';
+import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
+
+/**
+ * engram through its public API, in its Web Worker. The precomputed vectors
+ * reach it through a lookup Embedder (the public way to bring your own
+ * vectors): `embed(texts)` returns the data set's vector for each text.
+ * That costs one extra page↔worker hop per recall (the worker asks the page
+ * for the query vector), which the real model in the worker would not; the
+ * round trip is reported as `rpcRoundTripMs` so it can be read off.
+ */
+
+/** Vector-only: relevance is the cosine, nothing else moves the order. */
+const VECTOR_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };
+/** addMany accepts up to 10,000 facts per call (one embedding batch, one transaction). */
+const BATCH = 10_000;
+
+function lookupEmbedder(dimension: number, table: Map<string, Float32Array>): Embedder {
+  return {
+    id: `bench-random-unit-${dimension}`,
+    dimension,
+    async embed(texts) {
+      return texts.map((text) => {
+        const vector = table.get(text);
+        if (!vector) throw new Error(`bench: no precomputed vector for "${text.slice(0, 40)}"`);
+        return vector;
+      });
+    },
+  };
+}
+
+const nameOf = (dimension: number, size: number) => `bench-engram-${dimension}-${size}`;
+const indexOf = (id: string) => Number(id.slice(1));
+
+async function open(dimension: number, size: number, table: Map<string, Float32Array>, ranking?: RankingOptions): Promise<Memory> {
+  return createMemory({ name: nameOf(dimension, size), embedder: lookupEmbedder(dimension, table), ranking });
+}
+
+async function recallIds(memory: Memory, query: { text: string }, k: number): Promise<number[]> {
+  const hits = await memory.recall(query.text, { k, touch: false });
+  return hits.map((h) => indexOf(h.memory.id));
+}
+
+export const engram: SystemModule = {
+  async create(dimension, size) {
+    const table = new Map<string, Float32Array>();
+    let memory: Memory | undefined;
+    let hybrid: Memory | undefined;
+    let reopenMs = 0;
+    const system: BenchSystem = {
+      name: 'engram',
+      hybrid: true,
+      async insert(data, searchable) {
+        data.texts.forEach((text, i) => table.set(text, data.vectors[i]!));
+        data.queries.forEach((q) => table.set(q.text, q.vector));
+        memory = await open(dimension, size, table, VECTOR_ONLY);
+        for (let start = 0; start < data.texts.length; start += BATCH) {
+          const texts = data.texts.slice(start, start + BATCH);
+          // Resolves after the IndexedDB transaction committed: durable and searchable at once.
+          await memory.facts.addMany(texts.map((text, j) => ({ id: `m${start + j}`, text })));
+        }
+        searchable();
+      },
+      queryVector: (query, k) => recallIds(memory!, query, k),
+      async queryHybrid(query, k) {
+        if (!hybrid) {
+          // Hybrid uses the default ranking (dense + BM25 + importance/recency): a second open of the same database.
+          await memory!.close();
+          const started = performance.now();
+          hybrid = await open(dimension, size, table);
+          reopenMs = performance.now() - started;
+        }
+        return recallIds(hybrid, query, k);
+      },
+      async extras() {
+        const m = hybrid ?? memory!;
+        const rtts: number[] = [];
+        for (let i = 0; i < 50; i++) {
+          const started = performance.now();
+          await m.info();
+          rtts.push(performance.now() - started);
+        }
+        rtts.sort((a, b) => a - b);
+        return { rpcRoundTripMs: Number(rtts[25]!.toFixed(3)), warmReopenMs: Math.round(reopenMs) };
+      },
+      async close() {
+        await hybrid?.close();
+        await memory?.close();
+      },
+    };
+    return system;
+  },
+
+  async reopen(dimension, size, query) {
+    const memory = await open(dimension, size, new Map([[query.text, query.vector]]), VECTOR_ONLY);
+    const reopened: ReopenedSystem = {
+      count: async () => (await memory.info()).indexed,
+      queryVector: (q, k) => recallIds(memory, q, k),
+      close: () => memory.close(),
+    };
+    return reopened;
+  },
+};
