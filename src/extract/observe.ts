@@ -7,14 +7,12 @@ import type { LLMProvider } from '../llm/types.js';
 import { idSchema, userIdSchema, DEFAULT_USER_ID } from '../schema/common.js';
 import { applyWritten } from '../store/apply-to-index.js';
 import { toStorageError } from '../store/transaction-errors.js';
-import { callLLM, type CallFailure } from './call-llm.js';
+import type { CallFailure } from './call-llm.js';
 import { captureKey, captureRefusal, readCaptureState } from './capture.js';
-import { renderExchange } from './exchange.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
 import type { ResolvedExtraction } from './options.js';
 import { syncProfile } from './profile-sync.js';
-import { STAGE1_SYSTEM } from './prompts.js';
-import { stage1OutputSchema } from './schemas.js';
+import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
 
 const MAX_TURN_CHARS = 200_000;
@@ -76,15 +74,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
     return { facts: none, episodeScheduled: false, reason: 'no_llm', detail: 'no LLM provider is configured', costUsd: 0 };
   }
 
-  const stage1 = await callLLM(deps.llm, {
-    task: 'extract',
-    system: STAGE1_SYSTEM,
-    input: renderExchange(input.user, input.assistant),
-    schema: stage1OutputSchema,
-    model: deps.options.model,
-    timeoutMs: deps.options.timeoutMs,
-    signal: deps.signal,
-  });
+  const stage1 = await runStage1(deps.llm, input, { model: deps.options.model, timeoutMs: deps.options.timeoutMs, signal: deps.signal });
   let costUsd = stage1.costUsd;
   if (!stage1.ok) {
     record('failed', 0, false, stage1.reason);
