@@ -29,7 +29,11 @@ export function chatPanel(root: HTMLElement, app: App): { say(role: 'user' | 'as
       const reply = await chatReply(SYSTEM, `${memoryLines}\n\nUser: ${text}`);
       say('assistant', reply);
       const result = await app.memory.observe({ userId, sessionId: 'demo-chat', user: text, assistant: reply });
-      app.setStatus(`observe: ${result.facts.stored} new, ${result.facts.replaced} merged facts; episode ${result.episodeScheduled ? 'scheduled' : `not scheduled (${result.reason ?? 'no'})`}`);
+      const summary = `observe: ${result.facts.stored} new, ${result.facts.replaced} merged facts; episode ${result.episodeScheduled ? 'scheduled' : `not scheduled (${result.reason ?? 'no'})`}`;
+      // Under the reply, so each turn keeps what it did to memory (the status line moves on).
+      messages.append(h('div', { class: 'memory-note' }, summary));
+      messages.scrollTop = messages.scrollHeight;
+      app.setStatus(summary);
       app.refresh();
     } catch (error) {
       say('assistant', `⚠ ${(error as Error).message}`);
