@@ -1,0 +1,130 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoServer } from '../../demo/server.js';
+import { launchChromium } from '../support/browser.js';
+import { consistencyProblems, openDemoTab, openTestMemory, readRawDatabase, removedIds, withTestMemory } from '../support/test-memory-page.js';
+
+/**
+ * Several tabs of one app on one database, in Chromium: each tab runs its own
+ * engine in its own Web Worker; they share only IndexedDB and the cross-tab
+ * change signal (BroadcastChannel).
+ */
+let browser: Browser;
+let server: Awaited<ReturnType<typeof startDemoServer>>;
+let context: BrowserContext;
+let tabs: Page[];
+const DB = `multi-tab-${Date.now()}`;
+const CAP = 10;
+
+beforeAll(async () => {
+  server = await startDemoServer();
+  browser = await launchChromium();
+  // One browser context: tabs of one profile share IndexedDB, as in a real browser.
+  context = await browser.newContext();
+  tabs = [];
+  for (let i = 0; i < 3; i++) tabs.push(await openDemoTab(context, server.url));
+  for (const tab of tabs) await openTestMemory(tab, { name: DB, lifecycle: { maxEpisodes: CAP } });
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+describe('several tabs on one database (Chromium)', () => {
+  it('a memory written in one tab is recallable in the others within one second', async () => {
+    // The other tabs start watching first; each reports the moment it first recalls the fact.
+    const watchers = tabs.slice(1).map((tab) =>
+      withTestMemory(tab, async (memory) => {
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline) {
+          const hits = await memory.recall('who keeps bees?', { userId: 'tab-user', touch: false });
+          if (hits.some((h) => h.memory.text.includes('hives'))) return Date.now();
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return null;
+      }),
+    );
+    const writtenAt = await withTestMemory(tabs[0]!, async (memory) => {
+      await memory.facts.add({ userId: 'tab-user', text: 'The user keeps two hives of bees in the back garden' });
+      return Date.now();
+    });
+    const seenAt = await Promise.all(watchers);
+    const delays = seenAt.map((t) => (t === null ? Infinity : Math.max(0, t - writtenAt)));
+    console.log(`cross-tab visibility: ${delays.map((d) => `${d} ms`).join(', ')} after the write resolved`);
+    for (const d of delays) expect(d).toBeLessThanOrEqual(1000);
+  });
+
+  it('tabs writing and recalling at once: no acknowledged write lost, dedup across tabs, the cap holds at rest', async () => {
+    const duplicated = [
+      'Decided to move the weekly standup to Thursday so the Lisbon team can join',
+      'Fixed the memory leak in the image upload service by closing file handles',
+      'Booked the venue for the March offsite and sent the agenda to everyone',
+    ];
+    const acknowledged = await Promise.all(
+      tabs.map((tab, t) =>
+        withTestMemory(
+          tab,
+          async (memory, { t, duplicated }) => {
+            const topics = ['gardening', 'invoices', 'kubernetes', 'climbing', 'sourdough', 'tax returns', 'guitar'];
+            const episodes: string[] = [];
+            const facts: string[] = [];
+            for (let i = 0; i < 15; i++) {
+              const topic = topics[(i + t) % topics.length];
+              // Every tab writes the duplicated texts too, at about the same moment as the others.
+              const text = i < duplicated.length ? duplicated[i]! : `Tab ${t} note ${i}: an afternoon spent on ${topic}, session ${i * 7 + t}`;
+              episodes.push((await memory.episodes.add({ userId: 'tab-user', text })).id);
+              if (i % 3 === 0) facts.push((await memory.facts.add({ userId: 'tab-user', text: `Tab ${t} fact ${i}: the user cares about ${topic}` })).id);
+              await memory.recall(topic, { userId: 'tab-user', touch: false });
+            }
+            await memory.idle();
+            return { episodes, facts };
+          },
+          { t, duplicated },
+        ),
+      ),
+    );
+
+    const raw = await readRawDatabase(tabs[0]!, DB);
+    expect(consistencyProblems(raw)).toEqual([]);
+    const stored = raw.episodes.filter((e) => e.userId === 'tab-user');
+    expect(stored.filter((e) => !e.pinned).length).toBeLessThanOrEqual(CAP);
+    const removed = removedIds(raw);
+    const present = new Set(stored.map((e) => e.id));
+    const ackedEpisodes = acknowledged.flatMap((a) => a.episodes);
+    expect(ackedEpisodes.filter((id) => !present.has(id) && !removed.has(id))).toEqual([]);
+    const facts = new Set(raw.facts.map((f) => f.id));
+    expect(acknowledged.flatMap((a) => a.facts).filter((id) => !facts.has(id))).toEqual([]);
+    // Three tabs wrote each of these; dedup across tabs leaves at most one copy (eviction may have taken it).
+    for (const text of duplicated) expect(stored.filter((e) => e.text === text).length).toBeLessThanOrEqual(1);
+    const dedups = raw.events.filter((e) => e.type === 'dedup').length;
+    const evictions = raw.events.filter((e) => e.type === 'eviction').flatMap((e) => e.data.evicted as string[]).length;
+    // Each duplicated text was written by every tab; all but one of those writes were replaced by dedup.
+    const replaced = new Set(raw.events.filter((e) => e.type === 'dedup').map((e) => e.data.replacedId as string));
+    duplicated.forEach((_, i) => expect(acknowledged.filter((a) => replaced.has(a.episodes[i]!)).length).toBeGreaterThanOrEqual(tabs.length - 1));
+    expect(evictions).toBeGreaterThan(0);
+    console.log(`${tabs.length} tabs: ${ackedEpisodes.length} episodes + ${facts.size} facts acknowledged; at rest ${stored.length} episodes (cap ${CAP}), ${dedups} replaced by dedup, ${evictions} evicted by the cap, lost 0`);
+
+    // Every tab's index converges on what IndexedDB holds, and recalls a memory written in another tab.
+    const searchable = stored.length + raw.facts.filter((f) => f.status !== 'retired').length;
+    const newest = stored[stored.length - 1]!;
+    for (const tab of tabs) {
+      const view = await withTestMemory(
+        tab,
+        async (memory, { searchable, text }) => {
+          const deadline = Date.now() + 1000;
+          let info = await memory.info();
+          while (info.indexed !== searchable && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 20));
+            info = await memory.info();
+          }
+          const hits = await memory.recall(text, { userId: 'tab-user', k: 3, touch: false });
+          return { indexed: info.indexed, top: hits.map((h) => h.memory.text) };
+        },
+        { searchable, text: newest.text },
+      );
+      expect(view.indexed).toBe(searchable);
+      expect(view.top).toContain(newest.text);
+    }
+  });
+});
