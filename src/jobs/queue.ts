@@ -34,7 +34,11 @@ export interface JobQueueOptions {
  * with a concurrency of one per user (one p-queue per user). A reload or a
  * crash loses nothing: opening the database resumes every queued row. Several
  * engines on one database (tabs) do not run a job twice: a runner takes a
- * lease on the row in a transaction before starting.
+ * lease on the row in a transaction before starting. Where the Web Locks API
+ * exists (browsers, workers), the runner also holds a lock named after the
+ * job; the browser releases it when the holder dies (a closed tab, a killed
+ * worker), so a job whose runner crashed resumes at the next open instead of
+ * waiting out the lease.
  */
 export class JobQueue {
   private readonly perUser = new Map<string, PQueue>();
@@ -69,7 +73,8 @@ export class JobQueue {
   schedule(job: JobRecord): void {
     if (this.closing || this.scheduled.has(job.id)) return;
     this.scheduled.add(job.id);
-    const delay = Math.max(job.runAfter, job.leaseUntil) - this.options.now();
+    // With Web Locks a lease left by a dead runner means nothing: the lock decides (see run()).
+    const delay = Math.max(job.runAfter, webLocks() ? 0 : job.leaseUntil) - this.options.now();
     if (delay > 0) {
       const timer = setTimeout(() => {
         this.timers.delete(job.id);
@@ -116,6 +121,22 @@ export class JobQueue {
   }
 
   private async run(id: string): Promise<void> {
+    const locks = webLocks();
+    if (!locks) return this.runLeased(id, false);
+    let ran = false;
+    await locks
+      .request(`engram-job:${this.options.db.name}:${id}`, { ifAvailable: true }, async (lock) => {
+        // No lock: a live engine (another tab) is running this job right now; it settles the row.
+        if (!lock) return;
+        ran = true;
+        await this.runLeased(id, true);
+      })
+      .catch(() => undefined);
+    if (!ran) this.finish(id, false);
+  }
+
+  /** Takes the row's lease and runs the job; `locked`: this engine holds the job's Web Lock, so an old lease is a dead runner's. */
+  private async runLeased(id: string, locked: boolean): Promise<void> {
     const { db, now } = this.options;
     if (this.closing) return this.finish(id, false);
     let job: JobRecord | undefined;
@@ -123,7 +144,7 @@ export class JobQueue {
       // Take the lease atomically so a second engine on this database cannot run the job too.
       job = await db.transaction('rw', db.jobs, async () => {
         const row = await db.jobs.get(id);
-        if (!row || row.leaseUntil > now()) return undefined;
+        if (!row || (row.leaseUntil > now() && !locked)) return undefined;
         row.leaseUntil = now() + this.leaseMs;
         await db.jobs.put(row);
         return row;
@@ -194,4 +215,9 @@ export class JobQueue {
     for (const resolve of this.waiters) resolve();
     this.waiters.clear();
   }
+}
+
+/** The Web Locks API where it exists (browsers and their workers); undefined in Node. */
+function webLocks(): LockManager | undefined {
+  return (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
 }

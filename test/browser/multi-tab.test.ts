@@ -70,7 +70,7 @@ describe('several tabs on one database (Chromium)', () => {
             const episodes: string[] = [];
             const facts: string[] = [];
             for (let i = 0; i < 15; i++) {
-              const topic = topics[(i + t) % topics.length];
+              const topic = topics[(i + t) % topics.length]!;
               // Every tab writes the duplicated texts too, at about the same moment as the others.
               const text = i < duplicated.length ? duplicated[i]! : `Tab ${t} note ${i}: an afternoon spent on ${topic}, session ${i * 7 + t}`;
               episodes.push((await memory.episodes.add({ userId: 'tab-user', text })).id);

@@ -14,12 +14,12 @@ afterEach(async () => {
 });
 
 /** `count` engines on one database. */
-async function engines(count: number, options: Partial<MemoryOptions> = {}): Promise<Memory[]> {
+async function engines(count: number, options: Partial<MemoryOptions> = {}): Promise<[Memory, Memory, ...Memory[]]> {
   const shared = { name: `multi-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB(), ...options };
   const out: Memory[] = [];
   for (let i = 0; i < count; i++) out.push(await openMemory(shared));
   memories.push(...out);
-  return out;
+  return out as [Memory, Memory, ...Memory[]];
 }
 
 /** Polls until `check` holds; returns how long that took (ms), or fails after `limitMs`. */
