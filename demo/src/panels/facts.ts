@@ -2,16 +2,26 @@ import type { Fact } from 'engram';
 import type { App } from '../app.js';
 import { fmt, fmtDate, h, mount } from '../dom.js';
 
+/**
+ * Facts are drawn a page at a time: the tab redraws on every change, and
+ * building thousands of rows would block the main thread the worker keeps free.
+ */
+const PAGE = 25;
+let shown = PAGE;
+
 /** Current facts with edit, pin, delete, and each fact's version history. */
 export async function factsTab(root: HTMLElement, app: App): Promise<void> {
-  const facts = await app.memory.facts.list({ userId: app.userId() });
-  const rows = facts.map((f) => factRow(f, app));
+  // One more than shown tells whether there are more, without counting them all.
+  const facts = await app.memory.facts.list({ userId: app.userId(), limit: shown + 1 });
+  const more = facts.length > shown;
+  const rows = facts.slice(0, shown).map((f) => factRow(f, app));
   mount(
     root,
-    h('h2', {}, `Facts (${facts.length})`),
+    h('h2', {}, more ? `Facts (newest ${shown})` : `Facts (${facts.length})`),
     facts.length
       ? h('table', { id: 'facts-table' }, h("tr", {}, h("th", {}, "fact"), h("th", {}, "category"), h("th", {}, "importance"), h("th", {}, "since"), h("th", {}, "")), rows.flat())
       : h('p', { class: 'muted' }, 'No facts yet.'),
+    more ? h('button', { id: 'facts-more', onclick: () => { shown += PAGE; void factsTab(root, app); } }, `Show ${PAGE} more`) : null,
   );
 }
 
