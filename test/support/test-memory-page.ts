@@ -54,6 +54,9 @@ export function withTestMemory<R, A = undefined>(page: Page, fn: (memory: Memory
  */
 export function readRawDatabase(page: Page, name: string): Promise<RawDatabase> {
   return page.evaluate(async (dbName) => {
+    const empty = { episodes: [], facts: [], vectors: [], events: [], jobs: [], tasks: [] };
+    // Opening a database that does not exist would create it (empty, version 1): look first.
+    if (!(await indexedDB.databases()).some((d) => d.name === dbName)) return empty;
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(dbName);
       request.onsuccess = () => resolve(request.result);
@@ -61,6 +64,7 @@ export function readRawDatabase(page: Page, name: string): Promise<RawDatabase> 
     });
     try {
       const stores = ['episodes', 'facts', 'vectors', 'events', 'jobs', 'tasks'].filter((s) => db.objectStoreNames.contains(s));
+      if (stores.length === 0) return empty;
       const tx = db.transaction(stores, 'readonly');
       const all = (store: string) =>
         new Promise<unknown[]>((resolve, reject) => {
