@@ -51,6 +51,7 @@ describe('the demo inspector, offline, in Chromium', () => {
     expect((await factTexts(page)).sort()).toEqual([...expectedFacts].sort());
     // The changed goal kept its earlier version in the history.
     await page.click('tr.fact:has-text("3 hours 45") button.history');
+    await page.locator('tr.fact:has-text("3 hours 45") + tr li').nth(1).waitFor();
     const history = await page.locator('tr.fact:has-text("3 hours 45") + tr li').allTextContents();
     expect(history).toHaveLength(2);
     expect(history[0]).toContain('under four hours. — retired');
@@ -113,7 +114,7 @@ describe('the demo inspector, offline, in Chromium', () => {
     await download.saveAs(exported);
     expect(download.suggestedFilename()).toBe('engram-demo-user.jsonl');
     expect((await readFile(exported, 'utf8')).split('\n').length).toBeGreaterThan(expectedFacts.length + expectedEpisodes.length);
-    page.once('dialog', (dialog) => void dialog.accept());
+    session.answerNextDialog((dialog) => dialog.accept());
     await page.click('#forget');
     await page.locator('#data-result').getByText('Deleted').waitFor();
     expect(session.dialogs).toEqual(['confirm: Delete every memory of demo-user?']);
@@ -132,6 +133,7 @@ describe('the demo inspector, offline, in Chromium', () => {
     await openTab(fresh.page, 'Facts', `Facts (${expectedFacts.length})`);
     expect((await factTexts(fresh.page)).sort()).toEqual([...expectedFacts].sort());
     await fresh.page.click('tr.fact:has-text("3 hours 45") button.history');
+    await fresh.page.locator('tr.fact:has-text("3 hours 45") + tr li').nth(1).waitFor();
     expect(await fresh.page.locator('tr.fact:has-text("3 hours 45") + tr li').count()).toBe(2);
     await openTab(fresh.page, 'Episodes', `Episodes (${expectedEpisodes.length})`);
     expect(await episodeTitles(fresh.page)).toEqual(expectedEpisodes);

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
 import type { Memory } from '../../src/index.js';
 
 /**
@@ -15,6 +15,8 @@ export interface DemoSession {
   errors: string[];
   /** Every dialog the page opened (alert, confirm, prompt), with its message. */
   dialogs: string[];
+  /** How to answer the next dialog (e.g. accept a confirm); unexpected dialogs are dismissed. */
+  answerNextDialog(answer: (dialog: Dialog) => Promise<void>): void;
 }
 
 export async function openDemo(browser: Browser, url: string, options: { context?: BrowserContext } = {}): Promise<DemoSession> {
@@ -29,14 +31,14 @@ export async function openDemo(browser: Browser, url: string, options: { context
     if (message.type() === 'error') errors.push(message.text());
   });
   page.on('worker', (worker) => worker.on('console', (message) => message.type() === 'error' && errors.push(`[worker] ${message.text()}`)));
-  // Tests that expect a dialog answer it themselves with page.once('dialog'); any other dialog is dismissed and recorded.
+  const answers: ((dialog: Dialog) => Promise<void>)[] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    if (page.listenerCount('dialog') === 1) void dialog.dismiss();
+    void (answers.shift() ?? ((d: Dialog) => d.dismiss()))(dialog);
   });
   await page.goto(url);
   await waitReady(page);
-  return { context, page, requests, errors, dialogs };
+  return { context, page, requests, errors, dialogs, answerNextDialog: (answer) => answers.push(answer) };
 }
 
 /** The demo sets `window.engramDemo.ready` once the memory is open and the inspector drawn. */
