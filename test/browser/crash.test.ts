@@ -20,7 +20,7 @@ const MIN_KILLS = 20;
 const DB = `crash-${Date.now()}`;
 const CAP = 150;
 /** Ops handed out per round (between two kills), so the 1,000 writes span well over MIN_KILLS kills. */
-const OPS_PER_ROUND = 48;
+const OPS_PER_ROUND = 50;
 
 type Op = { seq: number; kind: 'fact' | 'episode' | 'observe'; userId: string; text: string };
 type Ack = Op & { id: string; scheduled?: boolean };
