@@ -3,22 +3,25 @@ import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import { parseInput } from '../schema/parse.js';
 
+/** The range a JavaScript Date can hold; outside it, date formatting throws. */
+const MAX_DATE_MS = 8.64e15;
+const dateMsSchema = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS);
+
+export const timeZoneSchema = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"');
+
 export const formatContextOptionsSchema = z
   .object({
     /** The moment the prompt is for (default: now). */
-    now: z.union([z.number().finite(), z.date()]).optional(),
+    now: z.union([dateMsSchema, z.date()]).optional(),
     /** IANA time zone for the Now line and every date (default: the runtime's). */
-    timeZone: z
-      .string()
-      .refine((tz) => {
-        try {
-          new Intl.DateTimeFormat('en-US', { timeZone: tz });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"')
-      .optional(),
+    timeZone: timeZoneSchema.optional(),
     /** A profile line to put first (from `memory.profileLine(userId)`). */
     profileLine: z.string().optional(),
   })
@@ -28,6 +31,18 @@ export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 interface HitLike {
   memory: Episode | Fact;
 }
+
+/** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
+export const renderableMemorySchema = z.looseObject({
+  type: z.enum(['episode', 'fact']),
+  text: z.string(),
+  createdAt: dateMsSchema,
+  goal: z.string().nullable().optional(),
+  outcome: z.string().nullable().optional(),
+  quality: z.string().nullable().optional(),
+  outcomeStatus: z.string().optional(),
+});
+const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
 
 /**
  * Renders recalled memories as compact prompt lines:
@@ -39,6 +54,7 @@ interface HitLike {
  * Dates are the memory's creation date in the given time zone.
  */
 export function formatContext(hits: readonly HitLike[], options: FormatContextOptions = {}): string {
+  parseInput(hitsSchema, hits, 'formatContext: hits');
   const opts = parseInput(formatContextOptionsSchema, options, 'formatContext');
   const timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = opts.now === undefined ? Date.now() : opts.now instanceof Date ? opts.now.getTime() : opts.now;

@@ -1,5 +1,22 @@
+import { z } from 'zod';
 import type { Episode } from '../schema/episode.js';
-import { localDate } from './format-context.js';
+import { timestampSchema } from '../schema/common.js';
+import { parseInput } from '../schema/parse.js';
+import { localDate, timeZoneSchema } from './format-context.js';
+
+/** What a replay block reads from an episode; episodes built by hand are checked against it. */
+const replayableSchema = z.array(
+  z.looseObject({
+    text: z.string(),
+    goal: z.string().nullable().optional(),
+    parentId: z.string().nullable().optional(),
+    outcome: z.string().nullable().optional(),
+    startedAt: timestampSchema.max(8.64e15),
+    tags: z.array(z.string()),
+    outcomeStatus: z.string(),
+  }),
+);
+const replayOptionsSchema = z.object({ timeZone: timeZoneSchema.optional() }).strict();
 
 /**
  * Renders episodes (typically from `episodes.sequence()`) as replay blocks:
@@ -11,7 +28,8 @@ import { localDate } from './format-context.js';
  * Blocks are separated by a blank line; dates are in `timeZone` (default UTC).
  */
 export function formatReplay(episodes: readonly Episode[], options: { timeZone?: string } = {}): string {
-  const timeZone = options.timeZone ?? 'UTC';
+  parseInput(replayableSchema, episodes, 'formatReplay: episodes');
+  const timeZone = parseInput(replayOptionsSchema, options, 'formatReplay').timeZone ?? 'UTC';
   return episodes
     .map((e) => {
       const title = (e.goal ?? e.text.split('\n')[0] ?? '').trim();

@@ -34,15 +34,25 @@ export const importanceSchema = z.number().min(0).max(1);
  * App-defined metadata: JSON-like values only, bounded in size. Filters in
  * `recall` and `list` match on top-level keys.
  */
-export const metadataSchema = z
-  .record(z.string().max(100), z.unknown())
-  .refine((m) => {
+export const metadataSchema = jsonRecordSchema(100_000);
+
+/**
+ * A record of plain data that survives both IndexedDB (structured clone) and
+ * the JSON export: no functions, symbols, cycles or BigInts. Checked up
+ * front, so a bad value is a ValidationError instead of a failed write (or an
+ * export that can no longer be serialised).
+ */
+export function jsonRecordSchema(maxChars: number) {
+  return z.record(z.string().max(100), z.unknown()).refine((m) => {
     try {
-      return JSON.stringify(m).length <= 100_000;
+      if (JSON.stringify(m).length > maxChars) return false;
+      structuredClone(m);
+      return true;
     } catch {
       return false;
     }
-  }, 'must be JSON-serialisable and at most 100,000 characters');
+  }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${maxChars.toLocaleString('en-US')} characters`);
+}
 
 export type Metadata = z.infer<typeof metadataSchema>;
 

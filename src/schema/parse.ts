@@ -7,7 +7,14 @@ import { ValidationError } from '../errors.js';
  * `episodes.add: text: must not be empty or whitespace only`.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
+  let result: z.ZodSafeParseResult<z.output<S>>;
+  try {
+    result = schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+  } catch (error) {
+    // A getter or Proxy in the input threw while being read: the input is unusable, say so in a typed error.
+    const message = `could not be read (${(error as Error)?.message ?? String(error)})`;
+    throw new ValidationError(`${where}: ${message}`, [{ path: '', message }]);
+  }
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
     path: issue.path.map(String).join('.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, tagSchema, userIdSchema } from './common.js';
+import { idSchema, metadataSchema, tagSchema, userIdSchema } from './common.js';
 
 export const taskTypeSchema = z.enum(['code-generation', 'debugging', 'refactoring', 'testing', 'analysis', 'documentation', 'other']);
 export type TaskType = z.infer<typeof taskTypeSchema>;
@@ -26,7 +26,7 @@ export const taskStartSchema = z
     description: z.string(),
     type: taskTypeSchema,
     context: taskContextSchema,
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: metadataSchema.optional(),
   })
   .strict();
 export type TaskStart = z.input<typeof taskStartSchema>;
@@ -42,14 +42,28 @@ export const stepInputSchema = z
   .object({
     tool: name,
     action: z.string().max(10_000),
-    parameters: z.record(z.string(), z.unknown()).default({}),
+    // Sizes (and JSON-serialisability) are checked by tasks/limits.ts as LimitErrors; this only
+    // rejects what IndexedDB cannot store (functions, symbols), which would poison the step buffer.
+    parameters: z
+      .record(z.string(), z.unknown())
+      .refine(isCloneable, 'must be plain data (no functions or symbols)')
+      .default({}),
     result: stepResultSchema,
     latencyMs: z.number().finite().min(0),
     tokens: z.number().int().min(0).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: metadataSchema.optional(),
   })
   .strict();
 export type StepInput = z.input<typeof stepInputSchema>;
+
+function isCloneable(value: unknown): boolean {
+  try {
+    structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface StepRecord extends z.output<typeof stepInputSchema> {
   /** `${taskId}#${index}` */
