@@ -63,6 +63,7 @@ describe('the demo inspector, offline, in Chromium', () => {
     expect(await page.locator('#episodes .arc.chained .step').count()).toBe(2);
     await page.fill('#replay-topic', 'analytics database');
     await page.click('#replay-button');
+    await page.locator('#replay').getByText(expectedEpisodes[1]!).waitFor();
     const replay = await page.locator('#replay').textContent();
     expect(replay!.indexOf(expectedEpisodes[0]!)).toBeGreaterThanOrEqual(0);
     expect(replay!.indexOf(expectedEpisodes[1]!)).toBeGreaterThan(replay!.indexOf(expectedEpisodes[0]!));
