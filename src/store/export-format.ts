@@ -111,6 +111,8 @@ export function parseExport(text: string): ExportContents {
   }
 
   const contents: ExportContents = { header: header.data, episodes: [], facts: [], profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
+  // Two lines for one record would make the import depend on line order: refuse instead.
+  const seen = new Set<string>();
   for (let i = 1; i < body.length; i++) {
     const parsed = lineSchema.safeParse(safeJson(body[i]!, i + 1));
     if (!parsed.success) {
@@ -120,6 +122,10 @@ export function parseExport(text: string): ExportContents {
       });
     }
     const line = parsed.data;
+    const identity =
+      line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${line.kind === 'fact' ? 'episode' : line.kind}:${line.record.id}`;
+    if (seen.has(identity)) throw new ImportError(`Line ${i + 1}: a second record with the same id (${identity.replace(/^episode:/, '')}).`, { line: i + 1 });
+    seen.add(identity);
     if (line.kind === 'episode') contents.episodes.push(line.record);
     else if (line.kind === 'fact') contents.facts.push(line.record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
@@ -165,7 +171,12 @@ export function encodeVector(vector: Float32Array): string {
 }
 
 export function decodeVector(base64: string): Float32Array {
-  const binary = atob(base64);
+  let binary: string;
+  try {
+    binary = atob(base64);
+  } catch {
+    throw new ImportError('A vector is not valid base64.');
+  }
   if (binary.length % 4 !== 0) throw new ImportError('A vector is not a whole number of float32 values.');
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
