@@ -36,7 +36,8 @@ export async function syncProfile(
   const ignored: string[] = [];
   const shape = profileFieldsSchema.shape as Record<string, z.ZodType>;
   for (const [key, value] of Object.entries(result.value.updates)) {
-    const field = shape[key];
+    // Own keys only: a reply naming `constructor` or `__proto__` must not reach Object.prototype's members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const parsed = field?.safeParse(value);
     if (parsed?.success && parsed.data !== undefined) accepted[key] = parsed.data;
     else ignored.push(key);

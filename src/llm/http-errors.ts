@@ -11,9 +11,48 @@ export function networkFailure(error: unknown, signal: AbortSignal, what: string
   return new ProviderError(`${what} failed: ${(error as Error)?.message ?? String(error)}`, { reason: 'network' });
 }
 
-/** Reads a JSON body, or throws a parse ProviderError. */
-export async function readJson(response: Response, what: string): Promise<unknown> {
-  const text = await response.text();
+/** Largest reply body read from an LLM endpoint by default (4 MiB): far above any real structured reply. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a body, stopping (and cancelling the download) as soon as it passes
+ * `maxBytes`: a runaway or hostile server cannot make engram buffer a huge
+ * reply. Throws a ProviderError with reason `too_large`.
+ */
+export async function readCapped(response: Response, what: string, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  const tooLarge = () =>
+    new ProviderError(`${what} sent a reply over the ${maxBytes.toLocaleString('en-US')}-byte limit; it was not read.`, { reason: 'too_large', status: response.status, limit: maxBytes });
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Reads a JSON body (at most `maxBytes`), or throws a parse (or too_large) ProviderError. */
+export async function readJson(response: Response, what: string, maxBytes = DEFAULT_MAX_RESPONSE_BYTES): Promise<unknown> {
+  const text = await readCapped(response, what, maxBytes);
   try {
     return JSON.parse(text);
   } catch {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { describe } from './descriptor.js';
-import { networkFailure, readJson } from './http-errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson } from './http-errors.js';
 import type { LLMProvider, LLMResponse } from './types.js';
 
 export const httpProxyOptionsSchema = z
@@ -11,6 +11,8 @@ export const httpProxyOptionsSchema = z
     url: z.string().url(),
     /** e.g. the app's session cookie or CSRF header; never an LLM key. */
     headers: z.record(z.string(), z.string()).optional(),
+    /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
+    maxResponseBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
   })
   .strict();
 export type HttpProxyOptions = z.input<typeof httpProxyOptionsSchema>;
@@ -42,7 +44,7 @@ export function httpProxy(options: HttpProxyOptions): LLMProvider {
     } catch (error) {
       throw networkFailure(error, signal, what);
     }
-    const payload = await readJson(response, what).catch((error: unknown) => {
+    const payload = await readJson(response, what, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES).catch((error: unknown) => {
       if (signal?.aborted) throw networkFailure(error, signal, what);
       throw error;
     });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { describe } from './descriptor.js';
-import { networkFailure, readJson, redact } from './http-errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson, redact } from './http-errors.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './types.js';
 
 export const openAICompatibleOptionsSchema = z
@@ -15,6 +15,8 @@ export const openAICompatibleOptionsSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     /** USD per million tokens; with them every response reports `costUsd`, and `maxCostUsd` caps `max_tokens`. */
     prices: z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict().optional(),
+    /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
+    maxResponseBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
   })
   .strict();
 export type OpenAICompatibleOptions = z.input<typeof openAICompatibleOptionsSchema>;
@@ -59,9 +61,10 @@ export function openAICompatible(options: OpenAICompatibleOptions): LLMProvider 
     }
     let payload: unknown;
     try {
-      payload = await readJson(response, what);
+      payload = await readJson(response, what, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     } catch (error) {
       if (request.signal.aborted) throw networkFailure(error, request.signal, what);
+      if ((error as ProviderError).details?.reason === 'too_large') throw error;
       if (!response.ok) throw new ProviderError(`${what} answered HTTP ${response.status}.`, { reason: 'http', status: response.status });
       throw error;
     }

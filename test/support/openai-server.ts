@@ -6,7 +6,9 @@ export type UpstreamReply =
   /** A chat completion whose message content is JSON.stringify(json), or `raw` verbatim. */
   | { json?: unknown; raw?: string; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
   /** Any HTTP status and body. */
-  | { status: number; body: string; delayMs?: number };
+  | { status: number; body: string; delayMs?: number }
+  /** HTTP 200 whose body is sent in these pieces (chunked, no content-length), `intervalMs` apart: slow drips and endless streams. */
+  | { chunks: Iterable<string>; intervalMs: number; delayMs?: number };
 
 export interface ReceivedRequest {
   method: string;
@@ -46,6 +48,18 @@ export async function startOpenAIServer(fallback?: UpstreamReply | ((req: Receiv
         });
       });
       if (aborted) return;
+    }
+    if ('chunks' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let closed = false;
+      res.on('close', () => (closed = true));
+      for (const piece of reply.chunks) {
+        if (closed) return;
+        res.write(piece);
+        await new Promise((resolve) => setTimeout(resolve, reply.intervalMs));
+      }
+      res.end();
+      return;
     }
     if ('status' in reply) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
