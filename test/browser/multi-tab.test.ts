@@ -73,7 +73,8 @@ describe('several tabs on one database (Chromium)', () => {
               const topic = topics[(i + t) % topics.length]!;
               // Every tab writes the duplicated texts too, at about the same moment as the others.
               const text = i < duplicated.length ? duplicated[i]! : `Tab ${t} note ${i}: an afternoon spent on ${topic}, session ${i * 7 + t}`;
-              episodes.push((await memory.episodes.add({ userId: 'tab-user', text })).id);
+              // Pinned, so the cap never takes them: what removes the extra copies can only be dedup.
+              episodes.push((await memory.episodes.add({ userId: 'tab-user', text, pinned: i < duplicated.length })).id);
               if (i % 3 === 0) facts.push((await memory.facts.add({ userId: 'tab-user', text: `Tab ${t} fact ${i}: the user cares about ${topic}` })).id);
               await memory.recall(topic, { userId: 'tab-user', touch: false });
             }
@@ -95,15 +96,15 @@ describe('several tabs on one database (Chromium)', () => {
     expect(ackedEpisodes.filter((id) => !present.has(id) && !removed.has(id))).toEqual([]);
     const facts = new Set(raw.facts.map((f) => f.id));
     expect(acknowledged.flatMap((a) => a.facts).filter((id) => !facts.has(id))).toEqual([]);
-    // Three tabs wrote each of these; dedup across tabs leaves at most one copy (eviction may have taken it).
-    for (const text of duplicated) expect(stored.filter((e) => e.text === text).length).toBeLessThanOrEqual(1);
+    // Three tabs wrote each of these; dedup across tabs leaves exactly one copy.
+    for (const text of duplicated) expect(stored.filter((e) => e.text === text).length).toBe(1);
     const dedups = raw.events.filter((e) => e.type === 'dedup').length;
     const evictions = raw.events.filter((e) => e.type === 'eviction').flatMap((e) => e.data.evicted as string[]).length;
     // Each duplicated text was written by every tab; all but one of those writes were replaced by dedup.
     const replaced = new Set(raw.events.filter((e) => e.type === 'dedup').map((e) => e.data.replacedId as string));
     duplicated.forEach((_, i) => expect(acknowledged.filter((a) => replaced.has(a.episodes[i]!)).length).toBeGreaterThanOrEqual(tabs.length - 1));
     expect(evictions).toBeGreaterThan(0);
-    console.log(`${tabs.length} tabs: ${ackedEpisodes.length} episodes + ${facts.size} facts acknowledged; at rest ${stored.length} episodes (cap ${CAP}), ${dedups} replaced by dedup, ${evictions} evicted by the cap, lost 0`);
+    console.log(`${tabs.length} tabs: ${ackedEpisodes.length} episodes + ${facts.size} facts acknowledged; at rest ${stored.length} episodes (${stored.filter((e) => e.pinned).length} pinned; cap ${CAP} on the rest), ${dedups} replaced by dedup, ${evictions} evicted by the cap, lost 0`);
 
     // Every tab's index converges on what IndexedDB holds, and recalls a memory written in another tab.
     const searchable = stored.length + raw.facts.filter((f) => f.status !== 'retired').length;
