@@ -21,7 +21,8 @@ export const WHY_SLOWER: Record<string, string> = {
     'Replacing the vector cursor (`each`) with one `getAll` was measured and gave nothing (9.0 s against 7.7 s, within the noise), so the cost is the record count and deserialisation, not the cursor. ' +
     'Snapshot peers read one value.',
   memory:
-    'The worker holds the matrix (rows padded to a multiple of 8 floats, capacity doubled), an IndexDoc per memory for filters and ranking, the id maps and the BM25 postings; the page-side peers hold only their vectors.',
+    'The worker holds the matrix (rows padded to a multiple of 8 floats, capacity doubled), an IndexDoc per memory for filters and ranking, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
+    'Read these memory figures with care: they are deltas of `measureUserAgentSpecificMemory` before and after, a GC in between can make a delta 0 (clamped), and engram\'s worker figure is the same 87.7 MB at 128-d and 384-d, which suggests the matrix in WebAssembly memory is not attributed to the worker; a per-system heap snapshot would be the honest next measurement.',
 };
 
 export const CLOSING_NOTE = [
@@ -32,6 +33,8 @@ export const CLOSING_NOTE = [
   '3. **Record cache in the worker** for recall hits (invalidated by the same change signal that refreshes the index), so a query does not wait on IndexedDB; and skip the BM25 pass when the ranking gives keywords no weight.',
   '4. **int8-quantised in-memory matrix with an exact float re-rank** of the top candidates: a quarter of the scan bandwidth and memory, which matters at 100k × 384-d.',
   '5. **Smaller page-side batches**: the main-thread long tasks during engram\'s 100k insert come from structured-cloning 10,000-item batches on the page (the arguments, the lookup embedder\'s vectors, the 10,000 facts addMany returns) and the GC after them; an `addMany` option that returns ids only would remove most of it.',
+  '',
+  'Peers that could not finish at 100k in this run: Orama\'s JSON snapshot exceeded V8\'s maximum string length (fixed after the run: the snapshot is now stored as a structured-cloned object, checked at 1k); Voy lost its snapshot at 100k × 128-d and threw `unwrap_throw` at 100k × 384-d (not investigated); hnswlib-wasm was skipped by the insert budget (efConstruction 100, 20 s at 10k), and its recall on random vectors falls to 0.73 / 0.53 at 10k with efSearch 100.',
   '',
   'Also found while measuring: `createMemory({ worker: false })` in a browser fails with Dexie\'s MissingAPIError, because the in-process path passes `indexedDB` but not `IDBKeyRange` (src/memory.ts → EngramDatabase); passing both works.',
 ].join('\n');

@@ -4,9 +4,11 @@ import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
 
 /**
  * @orama/orama: in-memory full-text + vector + hybrid search on the main
- * thread. It has no storage of its own: durability is `save()` serialised to
- * JSON and written to IndexedDB (what @orama/plugin-data-persistence does),
- * and a reload is `load()` of that snapshot.
+ * thread. It has no storage of its own: durability is its `save()` snapshot
+ * written to IndexedDB, and a reload is `load()` of that snapshot. The
+ * snapshot is stored as a structured-cloned object, not as JSON (what
+ * @orama/plugin-data-persistence writes): at 100k × 128-d the JSON string
+ * exceeds V8's maximum string length.
  */
 const schemaOf = (dimension: number) => ({ text: 'string', embedding: `vector[${dimension}]` }) as const;
 const key = (dimension: number, size: number) => `orama-${dimension}-${size}`;
@@ -37,7 +39,7 @@ export const orama: SystemModule = {
         const docs = data.texts.map((text, i) => ({ id: String(i), text, embedding: Array.from(data.vectors[i]!) }));
         await insertMultiple(db, docs as never, 1000);
         searchable();
-        await putSnapshot(key(dimension, size), JSON.stringify(save(db)));
+        await putSnapshot(key(dimension, size), save(db));
       },
       queryVector: (query, k) => vectorSearch(db!, query, k, false),
       queryHybrid: (query, k) => vectorSearch(db!, query, k, true),
@@ -49,10 +51,10 @@ export const orama: SystemModule = {
   },
 
   async reopen(dimension, size) {
-    const snapshot = await getSnapshot<string>(key(dimension, size));
+    const snapshot = await getSnapshot<ReturnType<typeof save>>(key(dimension, size));
     if (!snapshot) throw new Error('orama: no snapshot in IndexedDB');
     const db = create({ schema: schemaOf(dimension) });
-    load(db, JSON.parse(snapshot));
+    load(db, snapshot);
     const reopened: ReopenedSystem = {
       count: async () => Object.keys((save(db) as { docs: { docs: Record<string, unknown> } }).docs.docs).length,
       queryVector: (query, k) => vectorSearch(db, query, k, false),
