@@ -82,7 +82,8 @@ export class Memory {
       }
       const engine = await Engine.open(config, {
         indexedDB,
-        IDBKeyRange: opts.IDBKeyRange,
+        // Dexie needs both; in a page running in-process, the browser's own key range goes with its own factory.
+        IDBKeyRange: opts.IDBKeyRange ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange,
         embedder: customEmbedder,
         onProgress: opts.onProgress,
         onEvent: (event) => emitter.emit(event),
