@@ -67,7 +67,9 @@ function planWrites(random: () => number): Op[] {
   for (let seq = 0; seq < TOTAL_WRITES; seq++) {
     const r = random();
     if (r < 0.3) ops.push({ seq, kind: 'fact', userId: 'crash-facts', text: `Fact ${seq}: the user likes ${words(5)}` });
-    else if (r < 0.85) {
+    // Turns are ~10% of the plan (~100, well under CAP), so the cap never evicts a turn's episode and
+    // "every scheduled turn got its episode" holds exactly; episodes (~300 per user) do exercise the cap.
+    else if (r < 0.9) {
       // One in five episodes repeats an earlier one: dedup replaces it (newest wins).
       const text = earlier.length && random() < 0.2 ? earlier[Math.floor(random() * earlier.length)]! : `Spent the day with ${words(6)}`;
       earlier.push(text);
