@@ -1,25 +1,15 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoServer } from '../../demo/server.js';
-import { launchChromium, nonLocalHosts, watchPage } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoInChromium } from '../support/demo-in-chromium.js';
+import { nonLocalHosts, watchPage } from '../support/browser.js';
 
-let browser: Browser;
-let server: Awaited<ReturnType<typeof startDemoServer>>;
-beforeAll(async () => {
-  server = await startDemoServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const demo = useDemoInChromium();
 
 describe('worker: false in a page', () => {
   it('runs the engine on the page with the browser\'s own IndexedDB and key ranges', async () => {
-    const context = await browser.newContext();
+    const context = await demo.browser.newContext();
     const page = await context.newPage();
     const watch = watchPage(page);
-    await page.goto(server.url);
+    await page.goto(demo.url);
     await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 60_000 });
 
     const found = await page.evaluate(async () => {

@@ -1,7 +1,5 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoServer } from '../../demo/server.js';
-import { launchChromium } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoInChromium } from '../support/demo-in-chromium.js';
 import { openDemo, requestSummary } from './demo-page.js';
 
 /**
@@ -16,20 +14,11 @@ const BATCH = 50;
 const RECALLS = 200;
 const USER = 'long-task-user';
 
-let browser: Browser;
-let server: Awaited<ReturnType<typeof startDemoServer>>;
-beforeAll(async () => {
-  server = await startDemoServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const demo = useDemoInChromium();
 
 describe('the main thread while the worker ingests and recalls', () => {
   it(`sees no long task while ${MEMORIES} memories are ingested and ${RECALLS} recalls run`, async () => {
-    const session = await openDemo(browser, server.url);
+    const session = await openDemo(demo.browser, demo.url);
     // The inspector shows this user, so every change event redraws its Facts tab on the main thread too.
     await session.page.fill('#user-id', USER);
     await session.page.dispatchEvent('#user-id', 'change');

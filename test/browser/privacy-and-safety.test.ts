@@ -1,7 +1,5 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoServer } from '../../demo/server.js';
-import { launchChromium } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoInChromium } from '../support/demo-in-chromium.js';
 import { episodeTitles, factTexts, openDemo, openTab, requestSummary, waitForStatus, withMemory } from './demo-page.js';
 
 /**
@@ -14,20 +12,11 @@ import { episodeTitles, factTexts, openDemo, openTab, requestSummary, waitForSta
 const XSS = '<img src=x onerror=alert(1)>';
 const XSS_EPISODE = '<script>alert(2)</script><b onmouseover=alert(3)>Deployed the parser</b>';
 
-let browser: Browser;
-let server: Awaited<ReturnType<typeof startDemoServer>>;
-beforeAll(async () => {
-  server = await startDemoServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const demo = useDemoInChromium();
 
 describe('privacy and safety of the demo page', () => {
   it('shows HTML-looking memory text as text everywhere, runs none of it, and talks to nobody but localhost', async () => {
-    const session = await openDemo(browser, server.url);
+    const session = await openDemo(demo.browser, demo.url);
     const { page } = session;
 
     // Typed into the page by a person: a fact and an episode carrying markup.
