@@ -22,6 +22,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { BenchConfig, ColdResult, WarmResult } from './page/main.js';
 import { renderReport, type RunRecord } from './report.js';
 import { startBenchServer } from './server.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
 const SIZES = list(process.env.BENCH_SIZES, '1000,10000,100000').map(Number);
@@ -44,17 +45,10 @@ async function launch(): Promise<{ context: BrowserContext; userDataDir: string 
   // A persistent profile: IndexedDB on disk, as in a real browser (an incognito context keeps it in memory).
   const userDataDir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
+      ...CHROMIUM_ARGS,
       // measureUserAgentSpecificMemory otherwise waits for the next natural GC (up to ~20 s).
       '--enable-blink-features=ForceEagerMeasureMemory',
       '--js-flags=--max-old-space-size=4096',

@@ -1,21 +1,23 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-/** Debian's Chromium, driven by playwright-core (Playwright's own browser download cannot work offline). */
+/** Debian's Chromium (Playwright's own browser download cannot work offline). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Flags for this machine: headless as root, and no background traffic to hosts the closed network refuses. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+/** Debian's Chromium, driven by playwright-core. */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
 }
 
 /** Records every URL a page requests (for privacy assertions) and surfaces page errors in the test output. */
