@@ -1,4 +1,5 @@
 import { DOT_WASM_BASE64 } from './dot-wasm.js';
+import { arrayMemory, compileWasm, instantiate, type KernelMemory } from './memory.js';
 
 /**
  * Computes `out[r] = matrix[r] · query` for every row. Two implementations
@@ -8,60 +9,29 @@ import { DOT_WASM_BASE64 } from './dot-wasm.js';
  *
  * Layout of the buffer (all f32, rows padded with zeros to `stride`, a
  * multiple of 8): [query: stride][matrix: capacity × stride][out: capacity].
+ *
+ * Each row's score depends only on that row and the query, so scoring one
+ * row alone (`rows` = 1 at that row's offset) gives the same bits as scoring
+ * it within the whole matrix: the int8 path's exact re-rank relies on it.
  */
-export interface DotKernel {
+export interface DotKernel extends KernelMemory {
   readonly simd: boolean;
-  /** The current backing buffer (re-read after `grow`, which may replace it). */
-  buffer(): ArrayBuffer;
-  /** Makes the buffer at least `bytes` long, keeping its contents. */
-  grow(bytes: number): void;
   scores(matOffset: number, queryOffset: number, outOffset: number, rows: number, stride: number): void;
 }
 
-let compiled: WebAssembly.Module | null | undefined;
-
-function simdModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    const bytes = Uint8Array.from(atob(DOT_WASM_BASE64), (c) => c.charCodeAt(0));
-    compiled = typeof WebAssembly !== 'undefined' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  } catch {
-    compiled = null;
-  }
-  return compiled;
-}
-
-const PAGE = 65_536;
-
 export function createDotKernel(initialBytes: number, options: { simd?: boolean } = {}): DotKernel {
-  const module = options.simd === false ? null : simdModule();
+  const module = options.simd === false ? null : compileWasm(DOT_WASM_BASE64);
   if (module) {
-    const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(initialBytes / PAGE)) });
-    const instance = new WebAssembly.Instance(module, { env: { memory } });
-    const scores = instance.exports.scores as (m: number, q: number, o: number, r: number, s: number) => void;
-    return {
-      simd: true,
-      buffer: () => memory.buffer as ArrayBuffer,
-      grow(bytes) {
-        const missing = bytes - memory.buffer.byteLength;
-        if (missing > 0) memory.grow(Math.ceil(missing / PAGE));
-      },
-      scores,
-    };
+    const { exports, memory } = instantiate(module, initialBytes);
+    return { simd: true, ...memory, scores: exports.scores as DotKernel['scores'] };
   }
 
-  let buffer = new ArrayBuffer(initialBytes);
+  const memory = arrayMemory(initialBytes);
   return {
     simd: false,
-    buffer: () => buffer,
-    grow(bytes) {
-      if (bytes <= buffer.byteLength) return;
-      const next = new ArrayBuffer(Math.max(bytes, buffer.byteLength * 2));
-      new Uint8Array(next).set(new Uint8Array(buffer));
-      buffer = next;
-    },
+    ...memory,
     scores(matOffset, queryOffset, outOffset, rows, stride) {
-      const f = new Float32Array(buffer);
+      const f = new Float32Array(memory.buffer());
       const m0 = matOffset >> 2;
       const q0 = queryOffset >> 2;
       const o0 = outOffset >> 2;
