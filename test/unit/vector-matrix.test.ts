@@ -16,35 +16,38 @@ function bruteForce(rows: Map<string, Float32Array>, q: Float32Array, k: number)
 
 describe('VectorMatrix', () => {
   for (const simd of [true, false]) {
-    for (const d of [128, 384, 100]) {
-      it(`top-k equals brute force (simd ${simd}, ${d} dims, with deletes and growth)`, () => {
-        const random = rng(d);
-        const m = new VectorMatrix(d, { simd, initialCapacity: 2 });
-        if (simd) expect(m.simd).toBe(true);
-        const rows = new Map<string, Float32Array>();
-        for (let i = 0; i < 600; i++) {
-          const v = randomUnit(d, random);
-          m.upsert(`r${i}`, v);
-          rows.set(`r${i}`, v);
-        }
-        for (let i = 0; i < 600; i += 3) {
-          m.remove(`r${i}`);
-          rows.delete(`r${i}`);
-        }
-        const replaced = randomUnit(d, random);
-        m.upsert('r1', replaced);
-        rows.set('r1', replaced);
-        expect(m.size).toBe(rows.size);
-        for (let t = 0; t < 20; t++) {
-          const q = randomUnit(d, random);
-          const got = m.topK(q, 10);
-          const want = bruteForce(rows, q, 10);
-          expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-          got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 5));
-        }
-        expect(m.vector('r1')).toEqual(replaced);
-        expect(m.similarity('r1', replaced)).toBeCloseTo(1, 5);
-      });
+    for (const quantize of [true, false]) {
+      for (const d of [128, 384, 100]) {
+        it(`top-k equals brute force (simd ${simd}, quantize ${quantize}, ${d} dims, with deletes and growth)`, () => {
+          const random = rng(d);
+          const m = new VectorMatrix(d, { simd, quantize, initialCapacity: 2 });
+          expect(m.quantized).toBe(quantize);
+          if (simd) expect(m.simd).toBe(true);
+          const rows = new Map<string, Float32Array>();
+          for (let i = 0; i < 600; i++) {
+            const v = randomUnit(d, random);
+            m.upsert(`r${i}`, v);
+            rows.set(`r${i}`, v);
+          }
+          for (let i = 0; i < 600; i += 3) {
+            m.remove(`r${i}`);
+            rows.delete(`r${i}`);
+          }
+          const replaced = randomUnit(d, random);
+          m.upsert('r1', replaced);
+          rows.set('r1', replaced);
+          expect(m.size).toBe(rows.size);
+          for (let t = 0; t < 20; t++) {
+            const q = randomUnit(d, random);
+            const got = m.topK(q, 10);
+            const want = bruteForce(rows, q, 10);
+            expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+            got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 5));
+          }
+          expect(m.vector('r1')).toEqual(replaced);
+          expect(m.similarity('r1', replaced)).toBeCloseTo(1, 5);
+        });
+      }
     }
   }
 

@@ -1,0 +1,286 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
+import { VectorMatrix } from '../../src/search/vector-matrix.js';
+import { rng } from '../../bench/synthetic.js';
+
+/**
+ * The int8 scan with f32 re-rank must return exactly what the f32 scan
+ * returns: the same ids, in the same order, with the same float scores.
+ * Every case runs both paths side by side on the same operations.
+ */
+
+type Hit = { id: string; score: number };
+
+function unit(d: number, random: () => number): Float32Array {
+  const v = Float32Array.from({ length: d }, () => random() * 2 - 1);
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const inv = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  return v.map((x) => x * inv);
+}
+
+/** The same matrix twice: the f32 scan and the int8 scan with re-rank. */
+function pair(d: number, simd: boolean, initialCapacity = 4) {
+  const f32 = new VectorMatrix(d, { quantize: false, simd, initialCapacity });
+  const int8 = new VectorMatrix(d, { quantize: true, simd, initialCapacity });
+  expect(int8.quantized).toBe(true);
+  expect(f32.quantized).toBe(false);
+  return {
+    f32,
+    int8,
+    upsert(id: string, v: Float32Array) {
+      f32.upsert(id, v);
+      int8.upsert(id, v);
+    },
+    remove(id: string) {
+      expect(int8.remove(id)).toBe(f32.remove(id));
+    },
+    /** Both paths' results, asserted identical (bit-for-bit scores, same order). */
+    topK(q: Float32Array, k: number, accept?: (id: string) => boolean): Hit[] {
+      const want = f32.topK(q, k, accept);
+      const got = int8.topK(q, k, accept);
+      expect(got).toEqual(want);
+      got.forEach((h, i) => expect(Object.is(h.score, want[i]!.score)).toBe(true));
+      return got;
+    },
+  };
+}
+
+/** Every row's exact f32 kernel score for `q` (the f32 scan with k = n). */
+function exactScores(m: VectorMatrix, q: Float32Array): Map<string, number> {
+  return new Map(m.topK(q, m.size).map((h) => [h.id, h.score]));
+}
+
+describe('int8 bounds (QuantizedRows)', () => {
+  for (const simd of [true, false]) {
+    for (const d of [1, 7, 16, 128, 384, 768]) {
+      it(`lo ≤ exact f32 score ≤ hi for unit, scaled, sparse, tiny and zero rows (simd ${simd}, ${d} dims)`, () => {
+        const random = rng(1000 + d);
+        const rows: Float32Array[] = [];
+        for (let i = 0; i < 200; i++) rows.push(unit(d, random));
+        rows.push(new Float32Array(d)); // zero
+        rows.push(unit(d, random).map((x) => x * 1e-30)); // tiny, still normal
+        rows.push(unit(d, random).map((x) => x * 1e-42)); // subnormal components
+        rows.push(unit(d, random).map((x) => x * 3e15)); // large norm
+        rows.push(Float32Array.from({ length: d }, (_, i) => (i === d - 1 ? 1 : 0))); // one-hot
+        rows.push(Float32Array.from({ length: d }, (_, i) => (i % 2 ? 0.5 : -0.5 + 1e-7))); // near the rounding midpoint
+        const queries = [unit(d, random), rows[3]!, rows[0]!.map((x) => -x), new Float32Array(d), rows[202]!, rows[203]!];
+        for (const exactSimd of [true, false]) {
+          const exact = new VectorMatrix(d, { quantize: false, simd: exactSimd });
+          const q8 = new QuantizedRows(d, rows.length, { simd });
+          rows.forEach((v, i) => {
+            exact.upsert(`r${i}`, v);
+            expect(q8.write(i, v)).toBe(true);
+          });
+          for (const q of queries) {
+            const scores = exactScores(exact, q);
+            const { lo, hi } = q8.bounds(q, rows.length)!;
+            rows.forEach((_, i) => {
+              const s = scores.get(`r${i}`)!;
+              expect(lo[i]!).toBeLessThanOrEqual(s);
+              expect(hi[i]!).toBeGreaterThanOrEqual(s);
+            });
+          }
+        }
+      });
+    }
+
+    it(`bounds are tight enough to prune (simd ${simd}): unit rows at 128 dims within ±0.03`, () => {
+      const random = rng(5);
+      const q8 = new QuantizedRows(128, 100, { simd });
+      for (let i = 0; i < 100; i++) q8.write(i, unit(128, random));
+      const { lo, hi } = q8.bounds(unit(128, random), 100)!;
+      for (let i = 0; i < 100; i++) expect(hi[i]! - lo[i]!).toBeLessThan(0.06);
+    });
+  }
+
+  it('refuses rows and queries it cannot bound: non-finite components, norms above 2^60', () => {
+    const q8 = new QuantizedRows(4, 4);
+    expect(q8.write(0, Float32Array.from([1, Number.NaN, 0, 0]))).toBe(false);
+    expect(q8.write(1, Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0]))).toBe(false);
+    expect(q8.write(2, Float32Array.from([2 ** 61, 0, 0, 0]))).toBe(false);
+    expect(q8.write(3, Float32Array.from([2 ** 59, 0, 0, 0]))).toBe(true);
+    expect(q8.bounds(Float32Array.from([0, 0, Number.NaN, 0]), 4)).toBeUndefined();
+    expect(q8.bounds(Float32Array.from([0, 0, 2 ** 61, 0]), 4)).toBeUndefined();
+  });
+
+  it('documents its extra memory: d + 24 bytes a row at a multiple of 16', () => {
+    expect(QuantizedRows.bytesPerRow(128)).toBe(152);
+    expect(QuantizedRows.bytesPerRow(384)).toBe(408);
+    expect(QuantizedRows.bytesPerRow(7)).toBe(40);
+    expect(QuantizedRows.supports(768)).toBe(true);
+    expect(QuantizedRows.supports(200_000)).toBe(false);
+  });
+});
+
+describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
+  for (const simd of [true, false]) {
+    for (const d of [1, 7, 100, 128, 384, 768]) {
+      it(`random rows, deletes that move rows, overwrites, growth, k from 1 to > n (simd ${simd}, ${d} dims)`, () => {
+        const random = rng(d * 7 + (simd ? 1 : 0));
+        const m = pair(d, simd, 2);
+        const n = d >= 384 ? 700 : 1500;
+        for (let i = 0; i < n; i++) m.upsert(`r${i}`, unit(d, random));
+        for (let i = 0; i < n; i += 3) m.remove(`r${i}`);
+        for (let i = 1; i < n; i += 7) m.upsert(`r${i}`, unit(d, random)); // overwrite in place
+        m.upsert('r0', unit(d, random)); // re-insert a deleted id (appended)
+        let pruned = 0;
+        for (let t = 0; t < 15; t++) {
+          const q = unit(d, random);
+          for (const k of [1, 10, 50]) {
+            m.topK(q, k);
+            if (m.int8.lastRescored < m.int8.size) pruned++;
+          }
+        }
+        m.topK(unit(d, random), m.int8.size);
+        m.topK(unit(d, random), m.int8.size + 5);
+        if (d > 1) expect(pruned).toBeGreaterThan(0); // the int8 path did avoid re-scoring everything
+        // The query equal to a stored row finds it first (at 1 dimension every unit row is ±1: ties).
+        const v = m.int8.vector('r2')!;
+        if (d > 1) expect(m.topK(v, 3)[0]!.id).toBe('r2');
+      });
+    }
+
+    it(`an overwritten row is re-quantised (simd ${simd})`, () => {
+      const random = rng(11);
+      const m = pair(64, simd);
+      for (let i = 0; i < 300; i++) m.upsert(`r${i}`, unit(64, random));
+      const q = unit(64, random);
+      m.upsert('r150', q);
+      expect(m.topK(q, 5)[0]).toEqual({ id: 'r150', score: expect.closeTo(1, 5) });
+      m.upsert('r150', q.map((x) => -x));
+      expect(m.topK(q, 300).at(-1)!.id).toBe('r150');
+      expect(m.topK(q, 5).map((h) => h.id)).not.toContain('r150');
+    });
+
+    it(`exact duplicates: ties resolved identically, the row stored first wins (simd ${simd})`, () => {
+      const random = rng(12);
+      const m = pair(32, simd);
+      const v = unit(32, random);
+      for (let i = 0; i < 30; i++) m.upsert(`dup${i}`, v);
+      for (let i = 0; i < 30; i++) m.upsert(`other${i}`, unit(32, random));
+      const hits = m.topK(v, 10);
+      expect(hits.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `dup${i}`));
+      m.remove('dup3'); // the last row (other29) moves into dup3's slot
+      m.remove('dup0');
+      m.topK(v, 10);
+      m.topK(v, 29);
+      m.topK(v, 10, (id) => id !== 'dup5');
+    });
+
+    it(`near-ties a few ulps apart, below the int8 resolution (simd ${simd})`, () => {
+      const random = rng(13);
+      const d = 128;
+      const m = pair(d, simd);
+      const base = unit(d, random);
+      for (let i = 0; i < 200; i++) {
+        const v = Float32Array.from(base);
+        // Nudge one component by i ulps: scores differ in the last bits, the int8 codes do not.
+        const j = i % d;
+        const bits = new Int32Array(v.buffer);
+        bits[j]! += (i % 2 ? 1 : -1) * (1 + (i >> 1));
+        m.upsert(`near${i}`, v);
+      }
+      for (let i = 0; i < 500; i++) m.upsert(`far${i}`, unit(d, random));
+      for (const k of [1, 5, 10, 100, 200]) m.topK(base, k);
+      m.topK(base.map((x, i) => (i === 0 ? x + 1e-3 : x)), 10);
+      m.topK(base, 10, (id) => id.endsWith('7'));
+    });
+
+    it(`filters: accept sees ids, rejects all, keeps few, keeps most (simd ${simd})`, () => {
+      const random = rng(14);
+      const m = pair(128, simd);
+      for (let i = 0; i < 2000; i++) m.upsert(`r${i}`, unit(128, random));
+      const q = unit(128, random);
+      expect(m.topK(q, 10, () => false)).toEqual([]);
+      const few = m.topK(q, 10, (id) => id === 'r5' || id === 'r1999' || id === 'r700');
+      expect(few.map((h) => h.id).sort()).toEqual(['r1999', 'r5', 'r700']);
+      const most = m.topK(q, 10, (id) => !id.endsWith('3'));
+      expect(most.every((h) => !h.id.endsWith('3'))).toBe(true);
+      m.topK(q, 10, (id) => Number(id.slice(1)) % 97 === 0);
+      // accept is asked only about ids of stored rows, never more than once per row.
+      const asked = new Map<string, number>();
+      m.int8.topK(q, 10, (id) => {
+        asked.set(id, (asked.get(id) ?? 0) + 1);
+        return true;
+      });
+      expect([...asked.values()].every((c) => c === 1)).toBe(true);
+      expect([...asked.keys()].every((id) => m.int8.has(id))).toBe(true);
+    });
+
+    it(`zero vectors: zero rows, a zero query (simd ${simd})`, () => {
+      const random = rng(15);
+      const m = pair(16, simd);
+      for (let i = 0; i < 50; i++) m.upsert(`z${i}`, new Float32Array(16));
+      for (let i = 0; i < 50; i++) m.upsert(`r${i}`, unit(16, random));
+      m.topK(unit(16, random), 10);
+      m.topK(unit(16, random), 80);
+      const zero = m.topK(new Float32Array(16), 10);
+      expect(zero.every((h) => h.score === 0)).toBe(true);
+      expect(zero.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `z${i}`));
+    });
+
+    it(`rows it cannot bound fall back to the f32 scan until they are gone (simd ${simd})`, () => {
+      const random = rng(16);
+      const m = pair(8, simd);
+      for (let i = 0; i < 500; i++) m.upsert(`r${i}`, unit(8, random));
+      const q = unit(8, random);
+      m.topK(q, 5);
+      expect(m.int8.lastRescored).toBeLessThan(500);
+      m.upsert('huge', Float32Array.from([1e30, 0, 0, 0, 0, 0, 0, 0]));
+      m.topK(q, 5);
+      expect(m.int8.lastRescored).toBe(501);
+      m.upsert('huge', unit(8, random)); // overwritten with a boundable row
+      m.topK(q, 5);
+      expect(m.int8.lastRescored).toBeLessThan(501);
+      m.upsert('nan', Float32Array.from([Number.NaN, 0, 0, 0, 0, 0, 0, 0]));
+      expect(m.int8.topK(q, 5).length).toBe(5);
+      expect(m.int8.lastRescored).toBe(502);
+      m.remove('nan');
+      m.topK(q, 5);
+      expect(m.int8.lastRescored).toBeLessThan(501);
+      // An unboundable query scans in f32 too.
+      m.int8.topK(Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0, 0]), 5);
+      expect(m.int8.lastRescored).toBe(501);
+    });
+
+    it(`random operation sequences over a small palette (duplicates, ties, deletes) agree (simd ${simd})`, () => {
+      const d = 12;
+      const random = rng(17);
+      const palette = Array.from({ length: 6 }, () => unit(d, random));
+      palette.push(new Float32Array(d), palette[0]!.map((x) => x * 0.5));
+      const vector = fc.integer({ min: 0, max: palette.length - 1 }).map((i) => palette[i]!);
+      const op = fc.oneof(
+        fc.record({ kind: fc.constant('upsert' as const), id: fc.integer({ min: 0, max: 40 }), v: vector }),
+        fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 40 }) }),
+        fc.record({
+          kind: fc.constant('query' as const),
+          q: fc.oneof(vector, fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d }).map((a) => Float32Array.from(a))),
+          k: fc.integer({ min: 1, max: 50 }),
+          mod: fc.integer({ min: 1, max: 5 }),
+        }),
+      );
+      fc.assert(
+        fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+          const m = pair(d, simd, 1);
+          for (const o of ops) {
+            if (o.kind === 'upsert') m.upsert(`x${o.id}`, o.v);
+            else if (o.kind === 'remove') m.remove(`x${o.id}`);
+            else {
+              m.topK(o.q, o.k);
+              m.topK(o.q, o.k, (id) => Number(id.slice(1)) % o.mod === 0);
+            }
+          }
+        }),
+        { numRuns: 150, seed: 42 },
+      );
+    });
+  }
+
+  it('defaults to the int8 scan where SIMD runs, to the f32 scan in the JS fallback', () => {
+    expect(new VectorMatrix(128).quantized).toBe(new VectorMatrix(128).simd);
+    expect(new VectorMatrix(128, { simd: false }).quantized).toBe(false);
+    expect(new VectorMatrix(128, { simd: false, quantize: true }).quantized).toBe(true);
+  });
+});
