@@ -24,6 +24,7 @@ import { EXPORT_FORMAT, EXPORT_VERSION, parseExport, serializeExport } from './s
 import { listEpisodes, listFacts } from './store/list-records.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from './store/records.js';
 import { rebuildIndex } from './store/rebuild-index.js';
+import { SnapshotWriter } from './store/snapshot-writer.js';
 import { toStorageError } from './store/transaction-errors.js';
 import { buildFact } from './store/write-fact.js';
 import type { EngramEvent } from './telemetry/events.js';
@@ -95,6 +96,10 @@ export class Engine {
   private readonly taskIndex: MemoryIndex;
   /** The cross-tab change signal (see store/change-signal.ts); set once the indexes are built. */
   private signal: ChangeSignal | null = null;
+  /** Saves the index snapshot that makes the next open fast (see store/snapshot-writer.ts); set once the index is built. */
+  private snapshots: SnapshotWriter | null = null;
+  /** Where the index came from at open: the persisted snapshot, or every record (first open, or the snapshot was stale). */
+  private openedFrom: 'snapshot' | 'records' = 'records';
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -150,8 +155,16 @@ export class Engine {
           }
         },
       };
-      const { sameSpace } = await rebuildIndex(ctx, hooks.onProgress);
-      const engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture), config.tasks ?? {});
+      let engine: Engine | undefined;
+      const snapshots =
+        config.indexSnapshot === false
+          ? null
+          : new SnapshotWriter(ctx, { isQuiet: () => !!engine && engine.isQuiet(), delayMs: config.indexSnapshot?.saveDelayMs });
+      const { sameSpace, fromSnapshot } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.blocks);
+      engine = new Engine(ctx, hooks.llm, resolveExtraction(config.extraction, config.facts, config.capture), config.tasks ?? {});
+      engine.openedFrom = fromSnapshot ? 'snapshot' : 'records';
+      engine.snapshots = snapshots;
+      snapshots?.start();
       await engine.tasks.rebuild(sameSpace);
       engine.signal = signal;
       signal.listen({
@@ -622,17 +635,30 @@ export class Engine {
     await this.queue.close(timeoutMs);
     const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs));
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    // The index snapshot makes the next open fast; past the deadline, closing the database abandons it (a cache).
+    if (this.snapshots) await Promise.race([this.snapshots.flush(), deadline]);
+    await Promise.race([this.snapshots?.stop(), deadline]);
     this.signal?.close();
     this.ctx.db.close();
     await this.ctx.embedder.dispose?.();
   }
 
   /** Embedder identity and index size, for diagnostics and the inspector. */
-  info(): { name: string; embedder: EmbedderStamp; indexed: number } {
-    return { name: this.ctx.db.name, embedder: { id: this.ctx.embedder.id, dimension: this.ctx.embedder.dimension }, indexed: this.ctx.index.size };
+  info(): { name: string; embedder: EmbedderStamp; indexed: number; openedFrom: 'snapshot' | 'records' } {
+    return {
+      name: this.ctx.db.name,
+      embedder: { id: this.ctx.embedder.id, dimension: this.ctx.embedder.dimension },
+      indexed: this.ctx.index.size,
+      openedFrom: this.openedFrom,
+    };
   }
 
   // ---------- internals ----------
+
+  /** No call and no background job is running, so the index is exactly what has committed. */
+  private isQuiet(): boolean {
+    return this.inFlight.size === 0 && this.queue.active === 0;
+  }
 
   private run<T>(operation: string, body: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new ClosedError(operation));

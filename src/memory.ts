@@ -63,6 +63,7 @@ export class Memory {
       name: opts.name,
       lifecycle: opts.lifecycle,
       ranking: opts.ranking,
+      indexSnapshot: opts.indexSnapshot,
       extraction: opts.extraction,
       facts: opts.facts,
       capture: opts.capture,
@@ -312,8 +313,8 @@ export class Memory {
     this.emitter.clear();
   }
 
-  /** Embedder identity and index size. */
-  async info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number }> {
+  /** Diagnostics: the embedder, how many memories are indexed, and whether this open loaded the index snapshot or read every record. */
+  async info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number; openedFrom: 'snapshot' | 'records' }> {
     return this.call('read info').info();
   }
 

@@ -91,6 +91,11 @@ export class JobQueue {
     return this.scheduled.size;
   }
 
+  /** Jobs running right now (a job's writes reach the index before it stops counting). */
+  get active(): number {
+    return this.running;
+  }
+
   /** Resolves when nothing is scheduled or running. */
   idle(): Promise<void> {
     if (this.scheduled.size === 0) return Promise.resolve();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
 import { rankingOptionsSchema } from '../search/ranking.js';
-import { embedderOptionsSchema, engineSettingsSchema, lifecycleOptionsSchema } from './options.js';
+import { embedderOptionsSchema, engineSettingsSchema, indexSnapshotOptionsSchema, lifecycleOptionsSchema } from './options.js';
 import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from '../extract/options.js';
 import { tasksOptionsSchema } from '../tasks/task-store.js';
 import type { LLMProvider } from '../llm/types.js';
@@ -30,6 +30,7 @@ export const memoryOptionsSchema = z
     tasks: tasksOptionsSchema.optional(),
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
+    indexSnapshot: indexSnapshotOptionsSchema.optional(),
     onProgress: fn('progress listener').optional(),
     /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
     clock: fn('() => number').optional(),

@@ -49,6 +49,22 @@ export function resolveLifecycle(options: LifecycleOptions = {}): ResolvedLifecy
   };
 }
 
+/**
+ * The persisted index snapshot (store/index-snapshot.ts): a copy of the
+ * search index in IndexedDB that lets a large store open without reading
+ * every record. `false` turns it off (less storage, slower opens).
+ */
+export const indexSnapshotOptionsSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      /** Quiet time after the last change before the snapshot is saved, ms (default 2,000). It is also saved on close(). */
+      saveDelayMs: z.number().int().min(0).max(3_600_000).optional(),
+    })
+    .strict(),
+]);
+export type IndexSnapshotOptions = z.input<typeof indexSnapshotOptionsSchema>;
+
 /** The plain-data part of the configuration, the same in the page and in the worker. */
 export const engineSettingsSchema = z
   .object({
@@ -59,6 +75,7 @@ export const engineSettingsSchema = z
       .regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters'),
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
+    indexSnapshot: indexSnapshotOptionsSchema.optional(),
   })
   .strict();
 export type EngineSettings = z.infer<typeof engineSettingsSchema>;

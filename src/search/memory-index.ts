@@ -1,7 +1,7 @@
 import type { MemoryType } from '../schema/common.js';
 import { compileFilter, type DocFilter } from './filters.js';
 import type { IndexDoc } from './index-doc.js';
-import { KeywordIndex } from './keyword-index.js';
+import { KeywordIndex, type KeywordResult } from './keyword-index.js';
 import { scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { VectorMatrix } from './vector-matrix.js';
 
@@ -9,6 +9,15 @@ import { VectorMatrix } from './vector-matrix.js';
 interface UserIndex {
   vectors: VectorMatrix;
   keywords: KeywordIndex;
+  /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
+  pendingKeywords: { id: string; text: string }[];
+}
+
+/** Told of every change to the index, so a persisted snapshot knows what to rewrite (store/index-snapshot.ts). */
+export interface IndexObserver {
+  changed(id: string): void;
+  removed(id: string): void;
+  cleared(): void;
 }
 
 export interface IndexEntry {
@@ -34,9 +43,16 @@ export class MemoryIndex {
   readonly dimension: number;
   private readonly docs = new Map<string, IndexDoc>();
   private readonly users = new Map<string, UserIndex>();
+  /** Each memory's indexed text: the keyword postings are built from it, and the snapshot stores it. */
+  private readonly texts = new Map<string, string>();
+  private observer: IndexObserver | undefined;
 
   constructor(dimension: number) {
     this.dimension = dimension;
+  }
+
+  observe(observer: IndexObserver | undefined): void {
+    this.observer = observer;
   }
 
   get size(): number {
@@ -49,6 +65,10 @@ export class MemoryIndex {
 
   doc(id: string): IndexDoc | undefined {
     return this.docs.get(id);
+  }
+
+  text(id: string): string | undefined {
+    return this.texts.get(id);
   }
 
   vector(id: string): Float32Array | undefined {
@@ -68,11 +88,18 @@ export class MemoryIndex {
     if (previous && previous.userId !== entry.doc.userId) this.remove(entry.doc.id);
     const user = this.userIndex(entry.doc.userId);
     user.vectors.upsert(entry.doc.id, entry.vector);
-    user.keywords.upsert(entry.doc.id, entry.text);
+    this.keywordsOf(user).upsert(entry.doc.id, entry.text);
     this.docs.set(entry.doc.id, entry.doc);
+    this.texts.set(entry.doc.id, entry.text);
+    this.observer?.changed(entry.doc.id);
   }
 
-  /** Bulk load (index rebuild): one MiniSearch `addAll` per user is much faster than many `add`s. */
+  /**
+   * Bulk load (at open). Keyword postings are deferred: a query that needs
+   * them (or any later write) builds them first, and `buildKeywords` builds
+   * them in slices in the meantime, so a vector-only first query does not
+   * wait for tokenising every text.
+   */
   load(entries: IndexEntry[]): void {
     const byUser = new Map<string, IndexEntry[]>();
     for (const entry of entries) {
@@ -86,14 +113,35 @@ export class MemoryIndex {
       for (const entry of list) {
         user.vectors.upsert(entry.doc.id, entry.vector);
         this.docs.set(entry.doc.id, entry.doc);
+        this.texts.set(entry.doc.id, entry.text);
+        user.pendingKeywords.push({ id: entry.doc.id, text: entry.text });
+        this.observer?.changed(entry.doc.id);
       }
-      user.keywords.upsertMany(list.map((e) => ({ id: e.doc.id, text: e.text })));
     }
+  }
+
+  /**
+   * Builds deferred keyword postings, at most `budget` documents per call.
+   * Returns whether any remain (the engine calls it again in a later task).
+   */
+  buildKeywords(budget = Infinity): boolean {
+    let left = budget;
+    for (const user of this.users.values()) {
+      if (user.pendingKeywords.length === 0) continue;
+      const slice = user.pendingKeywords.splice(0, Math.min(left, user.pendingKeywords.length));
+      user.keywords.upsertMany(slice);
+      left -= slice.length;
+      if (left <= 0) break;
+    }
+    for (const user of this.users.values()) if (user.pendingKeywords.length > 0) return true;
+    return false;
   }
 
   /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
   updateDoc(doc: IndexDoc): void {
-    if (this.docs.has(doc.id)) this.docs.set(doc.id, doc);
+    if (!this.docs.has(doc.id)) return;
+    this.docs.set(doc.id, doc);
+    this.observer?.changed(doc.id);
   }
 
   remove(id: string): boolean {
@@ -101,14 +149,18 @@ export class MemoryIndex {
     if (!doc) return false;
     const user = this.users.get(doc.userId);
     user?.vectors.remove(id);
-    user?.keywords.remove(id);
+    if (user) this.keywordsOf(user).remove(id);
     this.docs.delete(id);
+    this.texts.delete(id);
+    this.observer?.removed(id);
     return true;
   }
 
   clear(): void {
     this.docs.clear();
     this.users.clear();
+    this.texts.clear();
+    this.observer?.cleared();
   }
 
   /** Pure dense neighbours of a vector within one user (dedup, chaining, merge checks). */
@@ -134,7 +186,8 @@ export class MemoryIndex {
     const pool = Math.max(options.k * 5, 50);
 
     const dense = user.vectors.topK(query.vector, pool, accept);
-    const keyword = user.keywords.query(query.text, { limit: pool, accept });
+    // With no keyword share in relevance, BM25 could only add candidates it cannot score: skip it.
+    const keyword = options.ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: pool, accept }) : NO_KEYWORDS;
     const normalise = (raw: number) => (keyword.best > 0 ? raw / keyword.best : 0);
 
     const cosineById = new Map<string, number>();
@@ -160,9 +213,19 @@ export class MemoryIndex {
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex() };
+      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: [] };
       this.users.set(userId, user);
     }
     return user;
   }
+
+  private keywordsOf(user: UserIndex): KeywordIndex {
+    if (user.pendingKeywords.length > 0) {
+      user.keywords.upsertMany(user.pendingKeywords);
+      user.pendingKeywords = [];
+    }
+    return user.keywords;
+  }
 }
+
+const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0 };

@@ -2,6 +2,8 @@ import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { EventRecord, JobRecord, MetaRecord, ProfileRecord, VectorRecord } from './records.js';
+import type { SnapshotRow } from './index-snapshot.js';
+import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
@@ -24,6 +26,9 @@ export class EngramDatabase extends Dexie {
   tasks!: Table<TaskRecord, string>;
   steps!: Table<StepRecord, string>;
   patterns!: Table<PatternRecord, string>;
+  snapshot!: Table<SnapshotRow, string>;
+  /** Which committed write the store is at (see write-mark.ts); the index snapshot is valid only at the same mark. */
+  readonly writeMark: WriteMark;
 
   constructor(name: string, deps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, deps && (deps.indexedDB || deps.IDBKeyRange) ? deps : undefined);
@@ -43,5 +48,10 @@ export class EngramDatabase extends Dexie {
       steps: 'id, taskId, [taskId+index]',
       patterns: 'id, userId, [userId+domain], [userId+language], kind',
     });
+    // v3: the persisted index snapshot (a cache; see index-snapshot.ts).
+    this.version(3).stores({ snapshot: 'key' });
+    const { mark, middleware } = writeMarkMiddleware();
+    this.writeMark = mark;
+    this.use(middleware);
   }
 }

@@ -5,7 +5,9 @@ import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import { indexDocOf } from '../search/index-doc.js';
 import type { IndexEntry } from '../search/memory-index.js';
+import { entriesOf, readSnapshot, type SnapshotBlocks } from './index-snapshot.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from './records.js';
+import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
 
 const REEMBED_BATCH = 256;
 
@@ -14,24 +16,53 @@ const REEMBED_BATCH = 256;
  * from another embedder (or it has none yet), every memory is re-embedded,
  * in batches with progress, instead of mixing vector spaces. Records that
  * lost their vector (a crash between versions of engram) are re-embedded too.
+ *
+ * With `snapshots`, a persisted index snapshot at the store's current write
+ * mark is loaded instead of the records (store/index-snapshot.ts), and the
+ * index reports its changes to `snapshots` from then on.
  */
-export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressListener): Promise<{ reembedded: number; sameSpace: boolean }> {
+export async function rebuildIndex(
+  ctx: EngineContext,
+  onProgress?: ProgressListener,
+  snapshots?: SnapshotBlocks,
+): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean }> {
   const { db, embedder } = ctx;
   const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
   const sameSpace = !!stamp && stamp.id === embedder.id && stamp.dimension === embedder.dimension;
+  const space: EmbedderStamp = { id: embedder.id, dimension: embedder.dimension };
 
   onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
-  const [episodes, facts] = await Promise.all([db.episodes.toArray(), db.facts.toArray()]);
-  const records: (Episode | Fact)[] = [...episodes, ...facts];
-  const searchable = records.filter((r) => indexDocOf(r) !== null);
-
-  const vectors = new Map<string, Float32Array>();
-  if (sameSpace) {
-    // Large sequential reads are much faster than one get per memory.
-    await db.vectors.each((v) => {
-      if (v.vector.length === embedder.dimension) vectors.set(v.id, v.vector);
-    });
+  if (sameSpace && snapshots) {
+    const { mark, blocks } = await readSnapshot(db, space);
+    if (blocks) {
+      // Loaded unobserved, then the block layout is restored as saved: nothing is dirty.
+      ctx.index.observe(undefined);
+      ctx.index.clear();
+      ctx.index.load(entriesOf(blocks, embedder.dimension));
+      snapshots.restore(blocks.map((b) => ({ block: b.block, ids: b.docs.map((d) => d.id) })));
+      ctx.index.observe(snapshots);
+      db.writeMark.reset(mark);
+      onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
+      return { reembedded: 0, sameSpace, fromSnapshot: true };
+    }
   }
+
+  // One read transaction: the records, their vectors and the write mark they are at agree.
+  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.vectors], async () => {
+    const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
+    const [episodes, facts] = await Promise.all([db.episodes.toArray(), db.facts.toArray()]);
+    const vectors = new Map<string, Float32Array>();
+    if (sameSpace) {
+      // Large sequential reads are much faster than one get per memory.
+      await db.vectors.each((v) => {
+        if (v.vector.length === embedder.dimension) vectors.set(v.id, v.vector);
+      });
+    }
+    return { mark, records: [...episodes, ...facts] as (Episode | Fact)[], vectors };
+  });
+  db.writeMark.reset(read.mark);
+  const { vectors } = read;
+  const searchable = read.records.filter((r) => indexDocOf(r) !== null);
 
   const missing = searchable.filter((r) => !vectors.has(r.id));
   if (missing.length > 0) await reembed(ctx, missing, vectors, onProgress, sameSpace ? 'repair' : 'reembed');
@@ -41,13 +72,14 @@ export async function rebuildIndex(ctx: EngineContext, onProgress?: ProgressList
     const vector = vectors.get(record.id);
     if (vector) entries.push({ doc: indexDocOf(record)!, text: record.text, vector });
   }
+  ctx.index.observe(snapshots);
   ctx.index.clear();
   ctx.index.load(entries);
   if (!sameSpace) {
-    await db.meta.put({ key: EMBEDDER_META_KEY, value: { id: embedder.id, dimension: embedder.dimension } satisfies EmbedderStamp });
+    await db.meta.put({ key: EMBEDDER_META_KEY, value: space satisfies EmbedderStamp });
   }
   onProgress?.({ phase: 'index', progress: 1, loaded: entries.length, total: entries.length, message: 'index ready' });
-  return { reembedded: missing.length, sameSpace };
+  return { reembedded: missing.length, sameSpace, fromSnapshot: false };
 }
 
 async function reembed(

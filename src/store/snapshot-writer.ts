@@ -1,0 +1,111 @@
+import type { EngineContext } from '../engine-context.js';
+import type { IndexObserver } from '../search/memory-index.js';
+import { saveSnapshot, SnapshotBlocks } from './index-snapshot.js';
+
+export interface SnapshotWriterOptions {
+  /** Quiet time after the last index change before saving (ms). */
+  delayMs?: number;
+  /** True when no call and no background job is running: only then is the index exactly the committed state. */
+  isQuiet: () => boolean;
+}
+
+/** Keyword postings deferred at open are built this many documents per task, so queries run in between. */
+const KEYWORD_SLICE = 4096;
+
+/**
+ * Keeps the persisted index snapshot (index-snapshot.ts) close to the index:
+ * every change marks its block dirty, and a debounced save writes the dirty
+ * blocks once the engine is quiet. Saving is skipped, never wrong: if
+ * another engine wrote since this one loaded its index, or a write commits
+ * while saving, the snapshot is left as it was and the next open rebuilds.
+ */
+export class SnapshotWriter implements IndexObserver {
+  readonly blocks = new SnapshotBlocks();
+  private readonly delayMs: number;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private keywordTimer: ReturnType<typeof setTimeout> | undefined;
+  private saving: Promise<boolean> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly options: SnapshotWriterOptions,
+  ) {
+    this.delayMs = options.delayMs ?? 2000;
+  }
+
+  /** Starts observing the index (after it was loaded) and builds deferred keyword postings in the background. */
+  start(): void {
+    this.ctx.index.observe(this);
+    if (this.blocks.hasChanges) this.schedule();
+    this.buildKeywordsSoon();
+  }
+
+  changed(id: string): void {
+    this.blocks.changed(id);
+    this.schedule();
+  }
+
+  removed(id: string): void {
+    this.blocks.removed(id);
+    this.schedule();
+  }
+
+  cleared(): void {
+    this.blocks.cleared();
+    this.schedule();
+  }
+
+  /** Saves now if there is something to save and the engine is quiet; resolves whether the snapshot is current. */
+  async flush(): Promise<boolean> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.saving) await this.saving;
+    if (!this.blocks.hasChanges) return true;
+    const { db, embedder } = this.ctx;
+    if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
+    this.saving = saveSnapshot(db, this.ctx.index, this.blocks, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed).catch(
+      // A cache: a full disk or a closing database costs the next open a rebuild, nothing else.
+      () => false,
+    );
+    try {
+      return await this.saving;
+    } finally {
+      this.saving = undefined;
+    }
+  }
+
+  /** Stops timers; a save in progress finishes (the caller may `flush` first). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.keywordTimer);
+    if (this.saving) await this.saving;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush().then((current) => {
+        // Not quiet yet: try again later (a foreign write means this engine's snapshot stays unsaved).
+        if (!current && !this.ctx.db.writeMark.foreignSeen && this.ctx.db.isOpen()) this.schedule();
+      });
+    }, this.delayMs);
+    unref(this.timer);
+  }
+
+  private buildKeywordsSoon(): void {
+    if (this.stopped) return;
+    this.keywordTimer = setTimeout(() => {
+      if (this.ctx.index.buildKeywords(KEYWORD_SLICE)) this.buildKeywordsSoon();
+    }, 0);
+    unref(this.keywordTimer);
+  }
+}
+
+/** Node keeps a process alive for a pending timer; these are housekeeping and must not. */
+function unref(timer: ReturnType<typeof setTimeout> | undefined): void {
+  (timer as { unref?: () => void } | undefined)?.unref?.();
+}
