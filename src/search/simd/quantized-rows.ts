@@ -99,29 +99,10 @@ export class QuantizedRows {
   write(row: number, vector: Float32Array): boolean {
     const buffer = this.kernel.buffer();
     const start = this.rowsOffset() + row * this.rowBytes;
-    const codes = new Int8Array(buffer, start, this.stride);
     const meta = new Float32Array(buffer, start + this.stride, 4);
-    codes.fill(0);
-    meta.fill(0);
-    const { max, norm } = magnitude(vector);
-    if (!(norm <= LIMIT)) return false;
-    const scale = Math.fround(max / 127);
-    let residual = 0;
-    if (scale > 0) {
-      for (let i = 0; i < vector.length; i++) {
-        const x = vector[i]!;
-        const code = Math.max(-127, Math.min(127, Math.round(x / scale)));
-        codes[i] = code;
-        const e = x - scale * code;
-        residual += e * e;
-      }
-    } else {
-      residual = norm * norm;
-    }
-    meta[0] = scale;
-    meta[1] = roundUp(norm);
-    meta[2] = roundUp(Math.sqrt(residual));
-    return true;
+    const q = quantize(vector, new Int8Array(buffer, start, this.stride));
+    meta.set(q ? [q.scale, roundUp(q.norm), roundUp(q.residual)] : [0, 0, 0, 0]);
+    return q !== undefined;
   }
 
   /** Copies row `from` over row `to` (the matrix moved its last row into a hole). */
@@ -138,33 +119,17 @@ export class QuantizedRows {
    * bounded (a non-finite component or a norm above 2⁶⁰).
    */
   bounds(query: Float32Array, rows: number): { lo: Float32Array; hi: Float32Array } | undefined {
-    const { max, norm } = magnitude(query);
-    if (!(norm <= LIMIT)) return undefined;
-    const buffer = this.kernel.buffer();
-    const codes = new Int16Array(buffer, 0, this.stride);
-    const scale = Math.fround(max / 127);
-    let residual = 0;
-    if (scale > 0) {
-      for (let i = 0; i < query.length; i++) {
-        const y = query[i]!;
-        const code = Math.max(-127, Math.min(127, Math.round(y / scale)));
-        codes[i] = code;
-        const f = y - scale * code;
-        residual += f * f;
-      }
-    } else {
-      codes.fill(0);
-      residual = norm * norm;
-    }
-    const Y = norm * NORM_UP;
-    const F = Math.sqrt(residual) * NORM_UP;
+    const q = quantize(query, new Int16Array(this.kernel.buffer(), 0, this.stride));
+    if (!q) return undefined;
+    const Y = q.norm * NORM_UP;
+    const F = q.residual * NORM_UP;
     const gamma = 2 * (this.stride + 8) * U;
     const delta = 6 * U;
     const alpha = F + gamma * Y + delta * (Y + F);
     const beta = Y + F + delta * (Y + F);
     const lo = this.loOffset();
     const hi = lo + this.capacity * 4;
-    this.kernel.bounds(this.rowsOffset(), 0, lo, hi, rows, this.stride, scale, alpha * FACTOR_UP, beta * FACTOR_UP, ETA);
+    this.kernel.bounds(this.rowsOffset(), 0, lo, hi, rows, this.stride, q.scale, alpha * FACTOR_UP, beta * FACTOR_UP, ETA);
     const out = this.kernel.buffer();
     return { lo: new Float32Array(out, lo, rows), hi: new Float32Array(out, hi, rows) };
   }
@@ -194,17 +159,33 @@ function strideFor(dimension: number): number {
   return Math.ceil(dimension / 16) * 16;
 }
 
-/** The largest |component| and the Euclidean norm (in f64); NaN norm when a component is not finite. */
-function magnitude(v: Float32Array): { max: number; norm: number } {
+/**
+ * Fills `codes` (zeroed beyond the vector) with v's int8 codes at the scale
+ * f32(max|v_i| / 127); returns the scale, ‖v‖ and the residual's ‖v − scale·codes‖
+ * (both in f64), or undefined when v has a non-finite component or a norm
+ * above 2⁶⁰ (codes left zero).
+ */
+function quantize(v: Float32Array, codes: Int8Array | Int16Array): { scale: number; norm: number; residual: number } | undefined {
+  codes.fill(0);
   let max = 0;
   let sum = 0;
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    const a = Math.abs(x);
-    if (a > max) max = a;
+    max = Math.max(max, Math.abs(x));
     sum += x * x;
   }
-  return { max, norm: Number.isFinite(sum) ? Math.sqrt(sum) : Number.NaN };
+  const norm = Math.sqrt(sum);
+  if (!(norm <= LIMIT)) return undefined; // NaN (a NaN or infinite component) fails too
+  const scale = Math.fround(max / 127);
+  if (scale === 0) return { scale, norm, residual: norm }; // all codes 0: the residual is v itself
+  let residual = 0;
+  for (let i = 0; i < v.length; i++) {
+    const code = Math.max(-127, Math.min(127, Math.round(v[i]! / scale)));
+    codes[i] = code;
+    const e = v[i]! - scale * code;
+    residual += e * e;
+  }
+  return { scale, norm, residual: Math.sqrt(residual) };
 }
 
 /** An f32 value ≥ `value` (≥ 0): fround(v·(1 + 2⁻²⁰)) ≥ v·(1 + 2⁻²⁰)(1 − 2⁻²⁴) > v. */
