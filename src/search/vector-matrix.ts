@@ -149,8 +149,9 @@ export class VectorMatrix {
     if (n === 0 || k <= 0) return [];
     const f = this.floats();
     f.set(query, 0);
-    f.fill(0, this.dimension, this.stride);
-    const bounds = this.int8 && this.unbounded.size === 0 ? this.int8.bounds(query, n) : undefined;
+    f.fill(0, Math.min(query.length, this.dimension), this.stride);
+    // A query of another length than the rows' scans in f32, as it always did (the bounds assume equal lengths).
+    const bounds = this.int8 && this.unbounded.size === 0 && query.length === this.dimension ? this.int8.bounds(query, n) : undefined;
     const heap = bounds ? this.rescore(candidates(bounds.lo, bounds.hi, k, accept && ((row) => accept(this.ids[row]!))), k) : this.scan(k, accept);
     return heap.sorted().map(({ row, score }) => ({ id: this.ids[row]!, score }));
   }

@@ -243,6 +243,9 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
       // An unboundable query scans in f32 too.
       m.int8.topK(Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0, 0]), 5);
       expect(m.int8.lastRescored).toBe(501);
+      // So does a query shorter than the dimension (zero-padded).
+      m.topK(q.subarray(0, 7), 5);
+      expect(m.int8.lastRescored).toBe(501);
     });
 
     it(`random operation sequences over a small palette (duplicates, ties, deletes) agree (simd ${simd})`, () => {
