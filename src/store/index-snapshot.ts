@@ -109,6 +109,7 @@ export class SnapshotBlocks implements IndexObserver {
     return out;
   }
 
+
   undo(blocks: number[]): void {
     for (const b of blocks) this.dirty.add(b);
   }
@@ -159,6 +160,24 @@ export function entriesOf(blocks: SnapshotBlock[], dimension: number): IndexEntr
   return entries;
 }
 
+/** One block's row, read from the index now; null if one of its memories is no longer indexed. */
+function blockRow(index: MemoryIndex, ids: string[], dimension: number, block: number, key: string): SnapshotBlock | null {
+  const vectors = new Float32Array(ids.length * dimension);
+  const docs: IndexDoc[] = [];
+  const texts: string[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const vector = index.vector(id);
+    const doc = index.doc(id);
+    const text = index.text(id);
+    if (!vector || !doc || text === undefined) return null;
+    vectors.set(vector, i * dimension);
+    docs.push(doc);
+    texts.push(text);
+  }
+  return { key, block, docs, texts, vectors };
+}
+
 /** Blocks per write transaction while saving: small transactions let queries run between them. */
 const BLOCKS_PER_WRITE = 4;
 
@@ -178,30 +197,23 @@ export async function saveSnapshot(
   embedder: EmbedderStamp,
   expectedMark: string,
 ): Promise<boolean> {
-  // Captured synchronously, before any await: the index cannot change under it.
-  const taken = tracker.takeDirty();
+  // Which blocks to write, and the layout, are taken now. Each block's contents are read from the index just
+  // before it is written, a few blocks per task so queries run in between. That is safe: anything that changes
+  // the index also moves the write mark, so a save that straddles a change fails the final mark check.
+  const dirty = tracker.takeDirty();
+  // Blocks left empty are not written: the header stops naming them and their rows are swept.
+  const taken = dirty.filter((t) => t.ids.length > 0);
   const generation = newId();
-  const rows: SnapshotBlock[] = [];
-  for (const { block, ids } of taken) {
-    if (ids.length === 0) continue;
-    const vectors = new Float32Array(ids.length * embedder.dimension);
-    const docs: IndexDoc[] = [];
-    const texts: string[] = [];
-    ids.forEach((id, i) => {
-      vectors.set(index.vector(id)!, i * embedder.dimension);
-      docs.push(index.doc(id)!);
-      texts.push(index.text(id)!);
-    });
-    rows.push({ key: `block:${block}:${generation}`, block, docs, texts, vectors });
-  }
-  const rewritten = new Map(rows.map((r) => [r.block, r.key]));
+  const keyOfBlock = (block: number) => `block:${block}:${generation}`;
   const live = new Set(tracker.liveBlocks());
   const count = index.size;
 
   let saved = false;
   try {
-    for (let i = 0; i < rows.length; i += BLOCKS_PER_WRITE) {
-      await db.snapshot.bulkPut(rows.slice(i, i + BLOCKS_PER_WRITE));
+    for (let i = 0; i < taken.length; i += BLOCKS_PER_WRITE) {
+      const rows = taken.slice(i, i + BLOCKS_PER_WRITE).map(({ block, ids }) => blockRow(index, ids, embedder.dimension, block, keyOfBlock(block)));
+      if (rows.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
+      await db.snapshot.bulkPut(rows as SnapshotBlock[]);
     }
     saved = await db.transaction('rw', [db.meta, db.snapshot], async () => {
       const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
@@ -209,7 +221,7 @@ export async function saveSnapshot(
       const previous = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
       const keyOf = new Map<number, string>();
       if (previous?.format === FORMAT) for (const b of previous.blocks) if (live.has(b.block)) keyOf.set(b.block, b.key);
-      for (const [block, key] of rewritten) keyOf.set(block, key);
+      for (const { block } of taken) keyOf.set(block, keyOfBlock(block));
       const header: SnapshotHeader = {
         key: HEADER_KEY,
         format: FORMAT,
@@ -226,9 +238,9 @@ export async function saveSnapshot(
     });
   } finally {
     if (!saved) {
-      tracker.undo(taken.map((t) => t.block));
+      tracker.undo(dirty.map((t) => t.block));
       // Best effort: rows of a save that did not commit are also swept by the next one that does.
-      await db.snapshot.bulkDelete(rows.map((r) => r.key)).catch(() => undefined);
+      await db.snapshot.bulkDelete(taken.map((t) => keyOfBlock(t.block))).catch(() => undefined);
     }
   }
   return saved;
