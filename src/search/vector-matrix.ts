@@ -25,18 +25,19 @@ export interface VectorMatrixOptions {
  * is a bounded heap in JS. Deletes move the last row into the hole, so the
  * block stays dense; capacity doubles as it fills.
  *
- * With `quantize` (the default where SIMD runs) topK first scans an int8 copy of the rows
- * (simd/quantized-rows.ts), which gives every row a lower and an upper bound
- * on its f32 score, keeps the rows whose upper bound reaches the k-th best
- * lower bound, and re-scores only those with the same f32 kernel: the same
- * ids and the same float scores as scanning every row in f32, at about a
- * quarter of the memory traffic. The copy costs `QuantizedRows.bytesPerRow`
+ * With `quantize` (the default where SIMD runs) topK first scans an int8
+ * copy of the rows (simd/quantized-rows.ts), which gives every row a lower
+ * and an upper bound on its f32 score, keeps the rows whose upper bound
+ * reaches the k-th best lower bound (see `candidates`), and re-scores only
+ * those with the same f32 kernel: the same ids and the same float scores as
+ * scanning every row in f32, at about a quarter of the memory traffic. The copy costs `QuantizedRows.bytesPerRow`
  * (d + 24 bytes at a dimension d that is a multiple of 16) on top of the f32
  * row's 4·d + 4. The f32 rows stay, for `vector`, `similarity` and the
  * re-scoring.
  *
- * Ties: among equal scores the row stored earlier wins and comes first, so a
- * result is the k best under (score descending, row ascending), whichever
+ * Ties: among equal scores the lower row wins and comes first (rows are in
+ * insertion order, except that a delete moves the last row into its hole), so
+ * a result is the k best under (score descending, row ascending), whichever
  * path computed it.
  */
 export class VectorMatrix {
