@@ -171,18 +171,24 @@ function quantize(v: Float32Array, codes: Int8Array | Int16Array): { scale: numb
   let sum = 0;
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    max = Math.max(max, Math.abs(x));
+    const magnitude = x < 0 ? -x : x;
+    if (magnitude > max) max = magnitude;
     sum += x * x;
   }
   const norm = Math.sqrt(sum);
   if (!(norm <= LIMIT)) return undefined; // NaN (a NaN or infinite component) fails too
   const scale = Math.fround(max / 127);
   if (scale === 0) return { scale, norm, residual: norm }; // all codes 0: the residual is v itself
+  // Any integer codes keep the bound valid (the residual is measured, not assumed); these are the nearest ones.
+  const inverse = 1 / scale;
   let residual = 0;
   for (let i = 0; i < v.length; i++) {
-    const code = Math.max(-127, Math.min(127, Math.round(v[i]! / scale)));
+    const x = v[i]!;
+    let code = Math.round(x * inverse);
+    if (code > 127) code = 127;
+    else if (code < -127) code = -127;
     codes[i] = code;
-    const e = v[i]! - scale * code;
+    const e = x - scale * code;
     residual += e * e;
   }
   return { scale, norm, residual: Math.sqrt(residual) };
