@@ -11,7 +11,7 @@ import { installErrorTransfer } from './rpc/error-transfer.js';
 import type { WorkerEntry } from './rpc/worker-protocol.js';
 import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from './schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
-import { factInputSchema, factPatchSchema, type Fact, type FactInput, type FactPatch } from './schema/fact.js';
+import { addManyOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type Fact, type FactInput, type FactPatch } from './schema/fact.js';
 import { memoryOptionsSchema, type MemoryOptions } from './schema/memory-options.js';
 import { parseInput } from './schema/parse.js';
 import {
@@ -40,6 +40,13 @@ const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).op
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
 const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
 const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]);
+
+/** `facts.addMany`: the stored records, or only their ids with `{ returnRecords: false }`. */
+export interface AddManyFacts {
+  (inputs: FactInput[], options?: AddManyOptions & { returnRecords?: true }): Promise<Fact[]>;
+  (inputs: FactInput[], options: AddManyOptions & { returnRecords: false }): Promise<string[]>;
+  (inputs: FactInput[], options?: AddManyOptions): Promise<Fact[] | string[]>;
+}
 
 /**
  * A long-term memory. Created by `createMemory()`; every method validates its
@@ -163,9 +170,15 @@ export class Memory {
   /** Facts: stable things about the user. */
   readonly facts = {
     add: async (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
-    /** Adds up to 10,000 facts in one embedding batch and one transaction: all are stored or none. */
-    addMany: async (inputs: FactInput[]): Promise<Fact[]> =>
-      this.call('add facts').addFacts(parseInput(z.array(factInputSchema).max(10_000, 'at most 10,000 facts per call'), inputs, 'facts.addMany')),
+    /**
+     * Adds up to 10,000 facts in one embedding batch and one transaction: all
+     * are stored or none. `{ returnRecords: false }` resolves to their ids
+     * (input order) instead of the records.
+     */
+    addMany: (async (inputs: FactInput[], options: AddManyOptions = {}): Promise<Fact[] | string[]> => {
+      const parsed = parseInput(z.array(factInputSchema).max(10_000, 'at most 10,000 facts per call'), inputs, 'facts.addMany');
+      return this.call('add facts').addFacts(parsed, parseInput(addManyOptionsSchema, options, 'facts.addMany: options'));
+    }) as AddManyFacts,
     get: async (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
     list: async (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
     update: async (id: string, patch: FactPatch): Promise<Fact> =>

@@ -38,6 +38,38 @@ export const factRecordSchema = z.object({
 });
 export type Fact = z.infer<typeof factRecordSchema>;
 
+/** The most numbers an `embedding` may have (larger than any common sentence-embedding model). */
+export const MAX_EMBEDDING_DIMENSION = 8192;
+/** The largest finite float32: a number above it would be stored as Infinity. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+const isFloat32Array = (v: unknown): v is Float32Array => Object.prototype.toString.call(v) === '[object Float32Array]';
+
+/**
+ * A pre-computed embedding the app brings instead of having engram embed the
+ * text: a Float32Array or an array of numbers, finite, not all zeros. Its
+ * length must equal the embedder's dimension, which only the engine knows
+ * (the model may load in the worker), so that is checked there. It is
+ * normalised to unit length like the embedder's own output.
+ */
+export const embeddingSchema = z
+  .custom<Float32Array | number[]>((v) => isFloat32Array(v) || Array.isArray(v), 'must be a Float32Array or an array of numbers')
+  .superRefine((v, ctx) => {
+    if (v.length === 0) return void ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+    if (v.length > MAX_EMBEDDING_DIMENSION) {
+      return void ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_EMBEDDING_DIMENSION.toLocaleString('en-US')} numbers` });
+    }
+    let nonZero = false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x !== 'number' || !Number.isFinite(x) || Math.abs(x) > FLOAT32_MAX) {
+        return void ctx.addIssue({ code: 'custom', path: [i], message: 'must be a finite number (within float32 range)' });
+      }
+      if (x !== 0) nonZero = true;
+    }
+    if (!nonZero) ctx.addIssue({ code: 'custom', message: 'must not be all zeros (it has no direction)' });
+  });
+
 export const factInputSchema = z
   .object({
     id: idSchema.optional(),
@@ -50,9 +82,20 @@ export const factInputSchema = z
     tags: tagsSchema.optional(),
     metadata: metadataSchema.optional(),
     createdAt: timestampSchema.optional(),
+    /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
+    embedding: embeddingSchema.optional(),
   })
   .strict();
 export type FactInput = z.input<typeof factInputSchema>;
+
+/** Options of `facts.addMany`. */
+export const addManyOptionsSchema = z
+  .object({
+    /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
+    returnRecords: z.boolean().optional(),
+  })
+  .strict();
+export type AddManyOptions = z.input<typeof addManyOptionsSchema>;
 
 export const factPatchSchema = z
   .object({
