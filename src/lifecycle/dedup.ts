@@ -56,18 +56,30 @@ export function findDuplicateAmong(
   return best;
 }
 
-/** Inside a write transaction: the user's episodes (with vectors) that this engine's index does not hold. */
-export async function unseenEpisodes(ctx: EngineContext, userId: string): Promise<{ episode: Episode; vector: Float32Array }[]> {
+/**
+ * Inside a write transaction: the duplicate candidates among all of the
+ * user's episodes. The ids are read from IndexedDB; then, in one synchronous
+ * step (so the cross-tab refresh cannot move an episode between the two
+ * halves), the index answers for the episodes it holds and the rest are
+ * read and compared here. Checking the index only before the transaction
+ * missed an episode another tab committed while this one waited for it.
+ */
+export async function duplicatesInTransaction(ctx: EngineContext, incoming: Episode, vector: Float32Array): Promise<DedupDecision[]> {
   if (ctx.lifecycle.dedupThreshold <= 0) return [];
   // Keys only: cheap next to the embedding that preceded it, and exact whatever other tabs did.
-  const ids = (await ctx.db.episodes.where('userId').equals(userId).primaryKeys()).filter((id) => !ctx.index.has(id));
-  if (ids.length === 0) return [];
-  const [episodes, vectors] = await Promise.all([ctx.db.episodes.bulkGet(ids), ctx.db.vectors.bulkGet(ids)]);
-  return ids.flatMap((_, i) => {
+  const ids = await ctx.db.episodes.where('userId').equals(incoming.userId).primaryKeys();
+  const indexed = findDuplicate(ctx, incoming, vector);
+  const unseen = ids.filter((id) => !ctx.index.has(id));
+  const found = indexed ? [indexed] : [];
+  if (unseen.length === 0) return found;
+  const [episodes, vectors] = await Promise.all([ctx.db.episodes.bulkGet(unseen), ctx.db.vectors.bulkGet(unseen)]);
+  const candidates = unseen.flatMap((_, i) => {
     const episode = episodes[i];
-    const vector = vectors[i]?.vector;
-    return episode && vector ? [{ episode, vector }] : [];
+    const stored = vectors[i]?.vector;
+    return episode && stored ? [{ episode, vector: stored }] : [];
   });
+  const other = findDuplicateAmong(ctx, incoming, vector, candidates);
+  return other ? [...found, other] : found;
 }
 
 export function mayReplace(incoming: Episode['provenance'], existing: Episode['provenance'] | undefined): boolean {

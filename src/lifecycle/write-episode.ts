@@ -8,7 +8,7 @@ import { applyDeleted, applyWritten } from '../store/apply-to-index.js';
 import { isQuotaExceeded, toStorageError } from '../store/transaction-errors.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import { findAutoParent } from './chaining.js';
-import { findDuplicate, findDuplicateAmong, unseenEpisodes } from './dedup.js';
+import { duplicatesInTransaction, findDuplicate } from './dedup.js';
 import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
 
 export interface EpisodeWriteResult {
@@ -81,6 +81,7 @@ export async function writeEpisode(
   if (draft.parentId === draft.id) throw new ValidationError('An episode cannot be its own parent.', [{ path: 'parentId', message: 'equals the episode id' }]);
   const [vector] = await embedTexts(ctx, [draft.text]);
 
+  // Before the transaction, only to keep chaining off the episode a duplicate would replace; dedup itself is decided inside it.
   const duplicate = findDuplicate(ctx, draft, vector!);
   const explicitParent = input.parentId !== undefined;
   const autoParent = explicitParent
@@ -100,9 +101,9 @@ export async function writeEpisode(
       }
 
       let replaced: EpisodeWriteResult['replaced'];
-      // The index may lag behind other tabs: episodes it has not seen are checked here, from IndexedDB.
-      const candidates = existing ? [] : [duplicate, findDuplicateAmong(ctx, record, vector!, await unseenEpisodes(ctx, record.userId))];
-      for (const candidate of candidates.filter((c) => c !== null).sort((a, b) => b.similarity - a.similarity)) {
+      // The index may lag behind other tabs: the check is redone here, against every episode IndexedDB holds.
+      const candidates = existing ? [] : await duplicatesInTransaction(ctx, record, vector!);
+      for (const candidate of candidates.sort((a, b) => b.similarity - a.similarity)) {
         const victim = await ctx.db.episodes.get(candidate.replacedId);
         if (victim) {
           replaced = { id: victim.id, similarity: candidate.similarity };
