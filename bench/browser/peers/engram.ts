@@ -16,10 +16,11 @@ const VECTOR_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, 
 /**
  * Facts per addMany call (one transaction each). addMany takes up to 10,000,
  * but validating and cloning a batch is main-thread work that grows with it:
- * 10,000 × 128-d is a 70–200 ms task on this machine, 2,000 stays under the
- * 50 ms long-task line, for about the same throughput.
+ * 10,000 × 128-d is a 70–200 ms task on this machine; 2,000 × 384-d still
+ * gave 4 tasks of up to 76 ms; 1,000 stays under the 50 ms long-task line at
+ * both widths, for about the same throughput (the cost is per item).
  */
-const BATCH = 2_000;
+const BATCH = 1_000;
 
 function lookupEmbedder(dimension: number, table: Map<string, Float32Array>): Embedder {
   return {
