@@ -26,6 +26,7 @@ import { listEpisodes, listFacts } from './store/list-records.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from './store/records.js';
 import { rebuildIndex } from './store/rebuild-index.js';
 import { SnapshotWriter } from './store/snapshot-writer.js';
+import { buildKeywordsInBackground } from './search/keyword-warmup.js';
 import { toStorageError } from './store/transaction-errors.js';
 import { buildFact } from './store/write-fact.js';
 import type { EngramEvent } from './telemetry/events.js';
@@ -101,6 +102,8 @@ export class Engine {
   private snapshots: SnapshotWriter | null = null;
   /** Where the index came from at open: the persisted snapshot, or every record (first open, or the snapshot was stale). */
   private openedFrom: 'snapshot' | 'records' = 'records';
+  /** Stops building the keyword postings deferred at open (see search/keyword-warmup.ts). */
+  private stopKeywordWarmup: () => void = () => undefined;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -166,6 +169,7 @@ export class Engine {
       engine.openedFrom = fromSnapshot ? 'snapshot' : 'records';
       engine.snapshots = snapshots;
       snapshots?.start();
+      engine.stopKeywordWarmup = buildKeywordsInBackground(ctx.index);
       await engine.tasks.rebuild(sameSpace);
       engine.signal = signal;
       signal.listen({
@@ -640,6 +644,7 @@ export class Engine {
     const timeoutMs = options.timeoutMs ?? 10_000;
     // In-flight jobs are cancelled (they stay queued, and emit no event); calls get until the deadline.
     this.closing.abort(new Error('engram is closing'));
+    this.stopKeywordWarmup();
     await this.queue.close(timeoutMs);
     const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs));
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);

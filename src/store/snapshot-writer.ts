@@ -1,5 +1,6 @@
 import type { EngineContext } from '../engine-context.js';
 import type { IndexObserver } from '../search/memory-index.js';
+import { unrefTimer } from '../timers.js';
 import { saveSnapshot, SnapshotBlocks } from './index-snapshot.js';
 
 export interface SnapshotWriterOptions {
@@ -9,8 +10,6 @@ export interface SnapshotWriterOptions {
   isQuiet: () => boolean;
 }
 
-/** Keyword postings deferred at open are built this many documents per task, so queries run in between. */
-const KEYWORD_SLICE = 4096;
 
 /**
  * Keeps the persisted index snapshot (index-snapshot.ts) close to the index:
@@ -23,7 +22,6 @@ export class SnapshotWriter implements IndexObserver {
   readonly blocks = new SnapshotBlocks();
   private readonly delayMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private keywordTimer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<boolean> | undefined;
   private stopped = false;
 
@@ -34,11 +32,10 @@ export class SnapshotWriter implements IndexObserver {
     this.delayMs = options.delayMs ?? 2000;
   }
 
-  /** Starts observing the index (after it was loaded) and builds deferred keyword postings in the background. */
+  /** Starts observing the index (after it was loaded). */
   start(): void {
     this.ctx.index.observe(this);
     if (this.blocks.hasChanges) this.schedule();
-    this.buildKeywordsSoon();
   }
 
   changed(id: string): void {
@@ -79,7 +76,6 @@ export class SnapshotWriter implements IndexObserver {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearTimeout(this.keywordTimer);
     if (this.saving) await this.saving;
   }
 
@@ -93,19 +89,6 @@ export class SnapshotWriter implements IndexObserver {
         if (!current && !this.ctx.db.writeMark.foreignSeen && this.ctx.db.isOpen()) this.schedule();
       });
     }, this.delayMs);
-    unref(this.timer);
+    unrefTimer(this.timer);
   }
-
-  private buildKeywordsSoon(): void {
-    if (this.stopped) return;
-    this.keywordTimer = setTimeout(() => {
-      if (this.ctx.index.buildKeywords(KEYWORD_SLICE)) this.buildKeywordsSoon();
-    }, 0);
-    unref(this.keywordTimer);
-  }
-}
-
-/** Node keeps a process alive for a pending timer; these are housekeeping and must not. */
-function unref(timer: ReturnType<typeof setTimeout> | undefined): void {
-  (timer as { unref?: () => void } | undefined)?.unref?.();
 }
