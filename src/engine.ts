@@ -29,6 +29,7 @@ import { SnapshotWriter } from './store/snapshot-writer.js';
 import { buildKeywordsInBackground } from './search/keyword-warmup.js';
 import { toStorageError } from './store/transaction-errors.js';
 import { buildFact } from './store/write-fact.js';
+import { deleteVectors, putVectors, unpackBlocks } from './store/vector-blocks.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { JobQueue } from './jobs/queue.js';
 import type { LLMProvider } from './llm/types.js';
@@ -225,7 +226,7 @@ export class Engine {
       }
       merged.updatedAt = this.ctx.now();
       const vector = merged.text !== current.text ? (await embedTexts(this.ctx, [merged.text]))[0] : undefined;
-      await this.transact('update an episode', [this.ctx.db.episodes, this.ctx.db.vectors], async () => {
+      await this.transact('update an episode', [this.ctx.db.episodes, this.ctx.db.vectorBlocks], async () => {
         if (!(await this.ctx.db.episodes.get(id))) throw new NotFoundError('episode', id);
         if (merged.parentId) {
           const parent = await this.ctx.db.episodes.get(merged.parentId);
@@ -235,7 +236,7 @@ export class Engine {
           }
         }
         await this.ctx.db.episodes.put(merged);
-        if (vector) await this.ctx.db.vectors.put({ id, userId: merged.userId, kind: 'episode', vector });
+        if (vector) await putVectors(this.ctx.db, [{ id, userId: merged.userId, kind: 'episode', vector }]);
       });
       applyWritten(this.ctx, [{ record: merged, vector }]);
       this.ctx.emit({ type: 'change', written: [id], deleted: [] });
@@ -252,7 +253,7 @@ export class Engine {
 
   deleteEpisode(id: string): Promise<void> {
     return this.run('delete an episode', async () => {
-      await this.transact('delete an episode', [this.ctx.db.episodes, this.ctx.db.vectors], async () => {
+      await this.transact('delete an episode', [this.ctx.db.episodes, this.ctx.db.vectorBlocks], async () => {
         if (!(await this.ctx.db.episodes.get(id))) throw new NotFoundError('episode', id);
         await deleteEpisodesInTx(this.ctx.db, [id]);
       });
@@ -340,10 +341,10 @@ export class Engine {
       const current = await this.mustGet('fact', id);
       const merged: Fact = { ...current, ...patch, updatedAt: this.ctx.now() };
       const vector = merged.text !== current.text ? (await embedTexts(this.ctx, [merged.text]))[0] : undefined;
-      await this.transact('update a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+      await this.transact('update a fact', [this.ctx.db.facts, this.ctx.db.vectorBlocks], async () => {
         if (!(await this.ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
         await this.ctx.db.facts.put(merged);
-        if (vector) await this.ctx.db.vectors.put({ id, userId: merged.userId, kind: 'fact', vector });
+        if (vector) await putVectors(this.ctx.db, [{ id, userId: merged.userId, kind: 'fact', vector }]);
       });
       applyWritten(this.ctx, [{ record: merged, vector }]);
       this.ctx.emit({ type: 'change', written: [id], deleted: [] });
@@ -353,10 +354,10 @@ export class Engine {
 
   deleteFact(id: string): Promise<void> {
     return this.run('delete a fact', async () => {
-      await this.transact('delete a fact', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+      await this.transact('delete a fact', [this.ctx.db.facts, this.ctx.db.vectorBlocks], async () => {
         if (!(await this.ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
         await this.ctx.db.facts.delete(id);
-        await this.ctx.db.vectors.delete(id);
+        await deleteVectors(this.ctx.db, [id]);
       });
       applyDeleted(this.ctx, [id]);
       this.ctx.emit({ type: 'change', written: [], deleted: [id] });
@@ -497,7 +498,7 @@ export class Engine {
       const users = options.userId !== undefined ? [options.userId] : await this.allUserIds();
       const evicted: string[] = [];
       for (const userId of users) {
-        const result = await this.transact('prune', [this.ctx.db.episodes, this.ctx.db.vectors, this.ctx.db.events], async () => {
+        const result = await this.transact('prune', [this.ctx.db.episodes, this.ctx.db.vectorBlocks, this.ctx.db.events], async () => {
           const { ttl, cap } = await selectEvictions(this.ctx.db, userId, { ttlDays: this.ctx.lifecycle.ttlDays, maxEpisodes: this.ctx.lifecycle.maxEpisodes, now });
           await deleteEpisodesInTx(this.ctx.db, [...ttl, ...cap]);
           for (const [reason, ids] of [['ttl', ttl], ['cap', cap]] as const) {
@@ -520,7 +521,7 @@ export class Engine {
   forgetUser(userId: string): Promise<{ episodes: number; facts: number }> {
     return this.run('forget a user', async () => {
       const { db } = this.ctx;
-      const removed = await this.transact('forget a user', [db.episodes, db.facts, db.vectors, db.profiles, db.jobs, db.meta, db.tasks, db.steps, db.patterns], async () => {
+      const removed = await this.transact('forget a user', [db.episodes, db.facts, db.vectorBlocks, db.profiles, db.jobs, db.meta, db.tasks, db.steps, db.patterns], async () => {
         const tasks = await db.tasks.where('userId').equals(userId).primaryKeys();
         await db.steps.where('taskId').anyOf(tasks).delete();
         await db.tasks.bulkDelete(tasks);
@@ -529,7 +530,7 @@ export class Engine {
         const facts = await db.facts.where('userId').equals(userId).primaryKeys();
         await db.episodes.bulkDelete(episodes);
         await db.facts.bulkDelete(facts);
-        await db.vectors.where('userId').equals(userId).delete();
+        await db.vectorBlocks.where('userId').equals(userId).delete();
         await db.profiles.delete(userId);
         await db.jobs.where('userId').equals(userId).delete();
         await db.meta.delete(`capture:${userId}`);
@@ -550,7 +551,7 @@ export class Engine {
     return this.run('export', async () => {
       const { db } = this.ctx;
       const includeVectors = options.vectors ?? true;
-      const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectors, db.meta, db.tasks, db.steps, db.patterns], async () => {
+      const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectorBlocks, db.meta, db.tasks, db.steps, db.patterns], async () => {
         const byUser = options.userId;
         const of = <T,>(table: Table<T, string>) => (byUser !== undefined ? table.where('userId').equals(byUser).toArray() : table.toArray());
         const episodes = await of(db.episodes);
@@ -561,7 +562,7 @@ export class Engine {
         const patterns = await of(db.patterns);
         const vectors = new Map<string, Float32Array>();
         if (includeVectors) {
-          for (const row of await of(db.vectors)) if (row.kind !== 'task') vectors.set(row.id, row.vector);
+          for (const row of unpackBlocks(await of(db.vectorBlocks))) if (row.kind !== 'task') vectors.set(row.id, row.vector);
         }
         const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
         return { episodes, facts, profiles, tasks, steps, patterns, vectors, stamp };
@@ -607,17 +608,18 @@ export class Engine {
       needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
 
       const taskVectors = await embedTexts(this.ctx, contents.tasks.filter((t) => t.status === 'completed').map((t) => t.description || ' '));
-      await this.transact('import', [db.episodes, db.facts, db.profiles, db.vectors, db.tasks, db.steps, db.patterns], async () => {
+      await this.transact('import', [db.episodes, db.facts, db.profiles, db.vectorBlocks, db.tasks, db.steps, db.patterns], async () => {
         await db.episodes.bulkPut(contents.episodes);
         await db.facts.bulkPut(contents.facts);
         await db.profiles.bulkPut(contents.profiles);
         await db.tasks.bulkPut(contents.tasks);
         await db.steps.bulkPut(contents.steps);
         await db.patterns.bulkPut(contents.patterns);
-        await db.vectors.bulkPut(contents.tasks.filter((t) => t.status === 'completed').map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: taskVectors[i]! })));
-        await db.vectors.bulkPut(
-          records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
-        );
+        // Imported records overwrite stored ones with the same ids; putVectors replaces their vectors too.
+        await putVectors(db, [
+          ...contents.tasks.filter((t) => t.status === 'completed').map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: taskVectors[i]! })),
+          ...records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
+        ]);
       });
       applyWritten(this.ctx, records.map((record) => ({ record, vector: vectors.get(record.id) })));
       if (contents.tasks.length) await this.tasks.rebuild(true);
@@ -723,7 +725,7 @@ export class Engine {
       throw new ValidationError('Two facts in one call share an id.', [{ path: 'id', message: 'must be unique within the call' }]);
     }
     const vectors = await vectorsFor(this.ctx, inputs, { call, path: (i) => (call === 'facts.add' ? 'embedding' : `${i}.embedding`) });
-    await this.transact('add facts', [this.ctx.db.facts, this.ctx.db.vectors], async () => {
+    await this.transact('add facts', [this.ctx.db.facts, this.ctx.db.vectorBlocks], async () => {
       // Only an id the app chose can already exist: generated ones are new random UUIDs.
       const stored = await this.storedFacts(inputs.flatMap((input) => (input.id === undefined ? [] : [input.id])));
       records.forEach((record, i) => {
@@ -736,7 +738,9 @@ export class Engine {
         record.validFrom = old.validFrom;
       });
       await this.ctx.db.facts.bulkPut(records);
-      await this.ctx.db.vectors.bulkPut(records.map((r, i) => ({ id: r.id, userId: r.userId, kind: 'fact' as const, vector: vectors[i]! })));
+      // Only facts already stored can have a vector to replace: new ids cost no lookup.
+      const entries = records.map((r, i) => ({ id: r.id, userId: r.userId, kind: 'fact' as const, vector: vectors[i]! }));
+      await putVectors(this.ctx.db, entries, { mayExist: [...stored.keys()] });
     });
     applyWritten(this.ctx, records.map((record, i) => ({ record, vector: vectors[i] })));
     this.ctx.emit({ type: 'change', written: records.map((r) => r.id), deleted: [] });

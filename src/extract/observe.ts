@@ -7,6 +7,7 @@ import type { LLMProvider } from '../llm/types.js';
 import { idSchema, userIdSchema, DEFAULT_USER_ID } from '../schema/common.js';
 import { applyWritten } from '../store/apply-to-index.js';
 import { toStorageError } from '../store/transaction-errors.js';
+import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from './call-llm.js';
 import { captureKey, captureRefusal, readCaptureState } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
@@ -95,10 +96,10 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   let refusal: string | null = null;
   let job: ReturnType<JobQueue['newJob']> | undefined;
   try {
-    await db.transaction('rw', [db.facts, db.vectors, db.jobs, db.meta, db.episodes, db.profiles], async () => {
+    await db.transaction('rw', [db.facts, db.vectorBlocks, db.jobs, db.meta, db.episodes, db.profiles], async () => {
       await db.facts.bulkPut(plan.puts);
-      await db.vectors.bulkPut([...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
-      if (plan.retired.length) await db.vectors.bulkDelete(plan.retired);
+      await putVectors(db, [...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
+      await deleteVectors(db, plan.retired);
 
       const state = await readCaptureState(db, userId);
       const next = { ...state, turn: state.turn + 1 };

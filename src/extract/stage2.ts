@@ -96,7 +96,7 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
   let memoryId: string;
   if (recent && 1 - recent.score < options.capture.noveltyMin) {
     memoryId = recent.id;
-    const merged = await ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectors], async () => {
+    const merged = await ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectorBlocks], async () => {
       const target = await ctx.db.episodes.get(recent.id);
       if (!target) return undefined;
       const next: Episode = {

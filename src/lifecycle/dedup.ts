@@ -1,5 +1,6 @@
 import type { EngineContext } from '../engine-context.js';
 import type { Episode } from '../schema/episode.js';
+import { getVectors } from '../store/vector-blocks.js';
 
 /**
  * Dedup-on-write. A new episode whose cosine to an existing episode of the
@@ -72,10 +73,10 @@ export async function duplicatesInTransaction(ctx: EngineContext, incoming: Epis
   const unseen = ids.filter((id) => !ctx.index.has(id));
   const found = indexed ? [indexed] : [];
   if (unseen.length === 0) return found;
-  const [episodes, vectors] = await Promise.all([ctx.db.episodes.bulkGet(unseen), ctx.db.vectors.bulkGet(unseen)]);
-  const candidates = unseen.flatMap((_, i) => {
+  const [episodes, vectors] = await Promise.all([ctx.db.episodes.bulkGet(unseen), getVectors(ctx.db, unseen)]);
+  const candidates = unseen.flatMap((id, i) => {
     const episode = episodes[i];
-    const stored = vectors[i]?.vector;
+    const stored = vectors.get(id)?.vector;
     return episode && stored ? [{ episode, vector: stored }] : [];
   });
   const other = findDuplicateAmong(ctx, incoming, vector, candidates);

@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import type { EngramDatabase } from '../store/database.js';
+import { deleteVectors } from '../store/vector-blocks.js';
 
 /**
  * Eviction policy, run inside the write transaction of every episode write
@@ -79,5 +80,5 @@ export async function deleteEpisodesInTx(db: EngramDatabase, ids: string[]): Pro
     });
   }
   await db.episodes.bulkDelete(ids);
-  await db.vectors.bulkDelete(ids);
+  await deleteVectors(db, ids);
 }

@@ -6,6 +6,7 @@ import { DEFAULT_USER_ID } from '../schema/common.js';
 import { episodeIndexText, type Episode, type EpisodeInput } from '../schema/episode.js';
 import { applyDeleted, applyWritten } from '../store/apply-to-index.js';
 import { isQuotaExceeded, toStorageError } from '../store/transaction-errors.js';
+import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import { findAutoParent } from './chaining.js';
 import { duplicatesInTransaction, findDuplicate } from './dedup.js';
@@ -89,7 +90,7 @@ export async function writeEpisode(
     : findAutoParent(ctx, draft, vector!, new Set([draft.id, ...(duplicate ? [duplicate.replacedId] : [])]));
 
   const attempt = (quotaRelief: boolean) =>
-    ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectors, ctx.db.events], async () => {
+    ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectorBlocks, ctx.db.events], async () => {
       const record: Episode = { ...draft };
       const existing = await ctx.db.episodes.get(record.id);
       if (existing) {
@@ -110,7 +111,7 @@ export async function writeEpisode(
           if (!explicitParent) record.parentId = victim.parentId;
           await ctx.db.episodes.where('parentId').equals(victim.id).modify({ parentId: record.id });
           await ctx.db.episodes.delete(victim.id);
-          await ctx.db.vectors.delete(victim.id);
+          await deleteVectors(ctx.db, [victim.id]);
           await ctx.db.events.add({
             type: 'dedup',
             userId: record.userId,
@@ -141,7 +142,8 @@ export async function writeEpisode(
       }
 
       await ctx.db.episodes.put(record);
-      await ctx.db.vectors.put({ id: record.id, userId: record.userId, kind: 'episode', vector: vector! });
+      // Only a rewrite of an existing episode can have a vector to replace.
+      await putVectors(ctx.db, [{ id: record.id, userId: record.userId, kind: 'episode', vector: vector! }], { mayExist: existing ? [record.id] : [] });
 
       const { ttl, cap } = await selectEvictions(
         ctx.db,

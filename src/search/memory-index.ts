@@ -34,9 +34,9 @@ export interface IndexHit {
 }
 
 /**
- * The in-memory search index of one database: a cache of the `vectors` table
- * plus keyword postings, partitioned per user so a query only ever scans its
- * own user's rows. IndexedDB stays the source of truth; the engine rebuilds
+ * The in-memory search index of one database: a cache of the stored vectors
+ * (`vectorBlocks`) plus keyword postings, partitioned per user so a query
+ * only ever scans its own user's rows. IndexedDB stays the source of truth; the engine rebuilds
  * this at open and applies every committed write to it.
  */
 export class MemoryIndex {

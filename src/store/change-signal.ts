@@ -3,6 +3,7 @@ import type { TaskRecord } from '../schema/task.js';
 import type { IndexDoc } from '../search/index-doc.js';
 import type { MemoryIndex } from '../search/memory-index.js';
 import { applyDeleted, applyWritten } from './apply-to-index.js';
+import { getVectors } from './vector-blocks.js';
 
 /**
  * The cross-tab change signal. Several engines may open one database (one per
@@ -119,11 +120,11 @@ export class ChangeSignal {
     let rows;
     try {
       // One read transaction: a consistent view of records and vectors.
-      rows = await db.transaction('r', [db.episodes, db.facts, db.tasks, db.vectors], async () => ({
+      rows = await db.transaction('r', [db.episodes, db.facts, db.tasks, db.vectorBlocks], async () => ({
         episodes: await db.episodes.bulkGet(ids),
         facts: await db.facts.bulkGet(ids),
         tasks: await db.tasks.bulkGet(ids),
-        vectors: await db.vectors.bulkGet(ids),
+        vectors: await getVectors(db, ids),
       }));
     } finally {
       this.readers.delete(touchedLocally);
@@ -134,7 +135,7 @@ export class ChangeSignal {
       // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
       if (touchedLocally.has(id)) return void again.push(id);
       const record = rows.episodes[i] ?? rows.facts[i];
-      const stored = rows.vectors[i]?.vector;
+      const stored = rows.vectors.get(id)?.vector;
       const vector = stored && stored.length === embedder.dimension ? stored : undefined;
       if (record && (vector || ctx.index.has(id))) applyWritten(ctx, [{ record, vector }]);
       else applyDeleted(ctx, [id]);

@@ -1,9 +1,10 @@
 import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
-import type { EventRecord, JobRecord, MetaRecord, ProfileRecord, VectorRecord } from './records.js';
+import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, ProfileRecord, VectorBlock } from './records.js';
 import type { SnapshotRow } from './index-snapshot.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
+import { packBlocks } from './vector-blocks.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
@@ -14,11 +15,14 @@ import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
  * - `[userId+createdAt]` serves per-user, time-ordered listing and eviction.
  * - `*tags`, `*participants`, ... are multi-entry indexes so filters on them
  *   are index lookups, not scans.
+ * - Every index costs each put of a record, so facts (the bulk-loaded table)
+ *   keep only the ones a query uses; `where('userId')` on facts runs on
+ *   `[userId+createdAt]` (a Dexie virtual index).
  */
 export class EngramDatabase extends Dexie {
   episodes!: Table<Episode, string>;
   facts!: Table<Fact, string>;
-  vectors!: Table<VectorRecord, string>;
+  vectorBlocks!: Table<VectorBlock, string>;
   jobs!: Table<JobRecord, string>;
   events!: Table<EventRecord, number>;
   profiles!: Table<ProfileRecord, string>;
@@ -50,6 +54,17 @@ export class EngramDatabase extends Dexie {
     });
     // v3: the persisted index snapshot (a cache; see index-snapshot.ts).
     this.version(3).stores({ snapshot: 'key' });
+    // v4: vectors in blocks, not a row per memory (see vector-blocks.ts); facts lose the indexes no query used.
+    this.version(4)
+      .stores({
+        facts: 'id, [userId+createdAt], supersededBy, *tags',
+        vectors: null,
+        vectorBlocks: 'id, userId, kind, *ids',
+      })
+      .upgrade(async (tx) => {
+        const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
+        await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
+      });
     const { mark, middleware } = writeMarkMiddleware();
     this.writeMark = mark;
     this.use(middleware);

@@ -7,6 +7,7 @@ import { indexDocOf } from '../search/index-doc.js';
 import type { IndexEntry } from '../search/memory-index.js';
 import { entriesOf, readSnapshot, type SnapshotBlocks } from './index-snapshot.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from './records.js';
+import { putVectors, vectorAt } from './vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
 
 const REEMBED_BATCH = 256;
@@ -48,14 +49,15 @@ export async function rebuildIndex(
   }
 
   // One read transaction: the records, their vectors and the write mark they are at agree.
-  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.vectors], async () => {
+  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const [episodes, facts] = await Promise.all([db.episodes.toArray(), db.facts.toArray()]);
     const vectors = new Map<string, Float32Array>();
     if (sameSpace) {
       // Large sequential reads are much faster than one get per memory.
-      await db.vectors.each((v) => {
-        if (v.vector.length === embedder.dimension) vectors.set(v.id, v.vector);
+      await db.vectorBlocks.each((block) => {
+        if (block.kind === 'task' || block.vectors.length !== block.ids.length * embedder.dimension) return;
+        block.ids.forEach((id, i) => vectors.set(id, vectorAt(block, i)));
       });
     }
     return { mark, records: [...episodes, ...facts] as (Episode | Fact)[], vectors };
@@ -89,10 +91,13 @@ async function reembed(
   onProgress: ProgressListener | undefined,
   why: 'repair' | 'reembed',
 ): Promise<void> {
+  const { db } = ctx;
   for (let start = 0; start < records.length; start += REEMBED_BATCH) {
     const batch = records.slice(start, start + REEMBED_BATCH);
     const vectors = await embedTexts(ctx, batch.map((r) => r.text));
-    await ctx.db.vectors.bulkPut(batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! })));
+    // A missing vector ('repair') has nothing to replace; another embedder's ('reembed') is replaced.
+    const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
+    await db.transaction('rw', db.vectorBlocks, () => putVectors(db, entries, why === 'repair' ? { mayExist: [] } : {}));
     batch.forEach((r, i) => into.set(r.id, vectors[i]!));
     onProgress?.({
       phase: 'reembed',

@@ -1,10 +1,33 @@
 import type { MemoryType } from '../schema/common.js';
 
-/** One embedding per memory, kept apart from the record so listing never loads vectors. */
-export interface VectorRecord {
+/** One memory's embedding, as the vector store hands it out (see vector-blocks.ts). */
+export interface StoredVector {
   id: string;
   userId: string;
   /** 'task' vectors embed completed task descriptions, for `tasks.relevant`. */
+  kind: MemoryType | 'task';
+  vector: Float32Array;
+}
+
+/**
+ * A row of the `vectorBlocks` table: the vectors of up to a few hundred
+ * memories of one user and kind, kept apart from the records so listing
+ * never loads vectors (see vector-blocks.ts for why they are blocked).
+ */
+export interface VectorBlock {
+  id: string;
+  userId: string;
+  kind: MemoryType | 'task';
+  /** The memories whose vectors the block holds, in row order. */
+  ids: string[];
+  /** `ids.length × dimension` floats, row after row. */
+  vectors: Float32Array;
+}
+
+/** The pre-v4 row of the `vectors` table: one per memory (read only by the v4 migration). */
+export interface LegacyVectorRecord {
+  id: string;
+  userId: string;
   kind: MemoryType | 'task';
   vector: Float32Array;
 }

@@ -19,6 +19,7 @@ import type { MemoryIndex } from '../search/memory-index.js';
 import { resolveRanking } from '../search/ranking.js';
 import type { IndexDoc } from '../search/index-doc.js';
 import { toStorageError } from '../store/transaction-errors.js';
+import { putVectors, unpackBlocks } from '../store/vector-blocks.js';
 import { contextMatchScore, TASK_RETRIEVAL_WEIGHTS } from './context-match.js';
 import { checkDescription, checkStep, checkTaskSize, LIMITS } from './limits.js';
 import { extractPatterns, mergePattern, patternMatchesContext } from './patterns.js';
@@ -86,13 +87,18 @@ export class TaskStore {
   async rebuild(sameSpace: boolean): Promise<void> {
     const { db, embedder } = this.ctx;
     const tasks = (await db.tasks.toArray()).filter((t) => t.status === 'completed');
-    const rows = await db.vectors.bulkGet(tasks.map((t) => t.id));
-    const missing = tasks.filter((_, i) => !sameSpace || rows[i]?.vector.length !== embedder.dimension);
+    // One read of every task block (kind-indexed), not one lookup per task.
+    const stored = new Map(unpackBlocks(await db.vectorBlocks.where('kind').equals('task').toArray()).map((v) => [v.id, v.vector]));
+    const missing = tasks.filter((t) => !sameSpace || stored.get(t.id)?.length !== embedder.dimension);
     const fresh = await embedTexts(this.ctx, missing.map((t) => t.description || ' '));
-    if (missing.length) await db.vectors.bulkPut(missing.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: fresh[i]! })));
+    if (missing.length) {
+      await db.transaction('rw', db.vectorBlocks, () =>
+        putVectors(db, missing.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: fresh[i]! }))),
+      );
+    }
     const freshById = new Map(missing.map((t, i) => [t.id, fresh[i]!]));
     this.index.clear();
-    this.index.load(tasks.map((t, i) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? rows[i]!.vector })));
+    this.index.load(tasks.map((t) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? stored.get(t.id)! })));
   }
 
   async start(input: z.output<typeof taskStartSchema>): Promise<TaskRecord> {
@@ -148,7 +154,7 @@ export class TaskStore {
 
     const [vector] = await embedTexts(this.ctx, [task.description || ' ']);
     const { db } = this.ctx;
-    const result = await this.write('complete a task', [db.tasks, db.patterns, db.vectors, db.jobs], async () => {
+    const result = await this.write('complete a task', [db.tasks, db.patterns, db.vectorBlocks, db.jobs], async () => {
       const current = await db.tasks.get(taskId);
       if (!current || current.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
       const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
@@ -159,7 +165,7 @@ export class TaskStore {
       const reflection = reflect({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, maxItems: this.options.reflectionItems });
       const done: TaskRecord = { ...current, status: 'completed', completedAt: now, outcome, reward, reflection, patternIds: merged.map((p) => p.id) };
       await db.tasks.put(done);
-      await db.vectors.put({ id: taskId, userId: task.userId, kind: 'task', vector: vector! });
+      await putVectors(db, [{ id: taskId, userId: task.userId, kind: 'task', vector: vector! }]);
       let job;
       if (asyncPatterns) {
         job = this.queue().newJob(`patterns:${taskId}`, PATTERN_JOB, task.userId, { taskId });

@@ -74,7 +74,7 @@ describe('a full disk on every write path other than episodes', () => {
     const m = await open();
     diskFullFor('facts');
     await rejectsWithQuota(m, () => m.facts.add({ text: 'The user has a dog called Rex' }));
-    diskFullFor('vectors');
+    diskFullFor('vectorBlocks');
     await rejectsWithQuota(m, () => m.facts.addMany([{ text: 'Likes jazz' }, { text: 'Plays the piano' }]));
     diskFullFor('facts');
     await rejectsWithQuota(m, () => m.facts.update('f-old', { text: 'The user grows cherry tomatoes' }));
@@ -89,7 +89,7 @@ describe('a full disk on every write path other than episodes', () => {
     await source.facts.add({ text: 'The imported user likes sailing' });
     const file = await (await source.export()).text();
     const m = await open();
-    for (const store of ['episodes', 'vectors', 'facts']) {
+    for (const store of ['episodes', 'vectorBlocks', 'facts']) {
       diskFullFor(store);
       await rejectsWithQuota(m, () => m.import(file));
     }

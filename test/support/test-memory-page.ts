@@ -63,7 +63,7 @@ export function readRawDatabase(page: Page, name: string): Promise<RawDatabase> 
       request.onerror = () => reject(request.error);
     });
     try {
-      const stores = ['episodes', 'facts', 'vectors', 'events', 'jobs', 'tasks'].filter((s) => db.objectStoreNames.contains(s));
+      const stores = ['episodes', 'facts', 'vectorBlocks', 'events', 'jobs', 'tasks'].filter((s) => db.objectStoreNames.contains(s));
       if (stores.length === 0) return empty;
       const tx = db.transaction(stores, 'readonly');
       const all = (store: string) =>
@@ -72,11 +72,12 @@ export function readRawDatabase(page: Page, name: string): Promise<RawDatabase> 
           request.onsuccess = () => resolve(request.result as unknown[]);
           request.onerror = () => reject(request.error);
         });
-      const [episodes, facts, vectors, events, jobs, tasks] = await Promise.all(['episodes', 'facts', 'vectors', 'events', 'jobs', 'tasks'].map((s) => (stores.includes(s) ? all(s) : Promise.resolve([]))));
+      const [episodes, facts, blocks, events, jobs, tasks] = await Promise.all(['episodes', 'facts', 'vectorBlocks', 'events', 'jobs', 'tasks'].map((s) => (stores.includes(s) ? all(s) : Promise.resolve([]))));
       return {
         episodes: (episodes as { id: string; userId: string; parentId: string | null; pinned: boolean; text: string }[]).map(({ id, userId, parentId, pinned, text }) => ({ id, userId, parentId, pinned, text })),
         facts: (facts as { id: string; userId: string; status: string; text: string }[]).map(({ id, userId, status, text }) => ({ id, userId, status, text })),
-        vectors: (vectors as { id: string; kind: string; vector: Float32Array }[]).map(({ id, kind, vector }) => ({ id, kind, length: vector.length })),
+        // Vectors are stored in blocks of several memories (src/store/vector-blocks.ts): one entry per memory here.
+        vectors: (blocks as { ids: string[]; kind: string; vectors: Float32Array }[]).flatMap(({ ids, kind, vectors }) => ids.map((id) => ({ id, kind, length: vectors.length / ids.length }))),
         events: events as RawDatabase['events'],
         jobs: (jobs as { id: string; kind: string }[]).map(({ id, kind }) => ({ id, kind })),
         tasks: (tasks as { id: string; status: string; patternIds: string[] }[]).map(({ id, status, patternIds }) => ({ id, status, patternIds })),
@@ -110,6 +111,7 @@ export function consistencyProblems(raw: RawDatabase): string[] {
   const factIds = new Set(raw.facts.map((f) => f.id));
   const vectorIds = new Set(raw.vectors.map((v) => v.id));
   for (const id of searchable) if (!vectorIds.has(id)) problems.push(`record ${id} has no vector`);
+  if (vectorIds.size !== raw.vectors.length) problems.push(`${raw.vectors.length - vectorIds.size} memories have more than one stored vector`);
   for (const v of raw.vectors) {
     const owner = v.kind === 'task' ? completedTasks.has(v.id) : v.kind === 'episode' ? episodeIds.has(v.id) : factIds.has(v.id);
     if (!owner) problems.push(`vector ${v.id} (${v.kind}) has no record`);
