@@ -465,7 +465,7 @@ export class Engine {
 
   recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
     return this.run('recall', async () => {
-      const [vector] = await embedTexts(this.ctx, [query]);
+      const [vector] = await vectorsFor(this.ctx, [{ text: query, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
       const hits = this.ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: query }, {
         k: options.k ?? 10,
         types: options.types,
@@ -783,7 +783,13 @@ export class Engine {
   private async fetchRecords(refs: { id: string; kind: MemoryType | 'task' }[]): Promise<(MemoryRecord | undefined)[]> {
     const episodeIds = refs.filter((r) => r.kind === 'episode').map((r) => r.id);
     const factIds = refs.filter((r) => r.kind === 'fact').map((r) => r.id);
-    const [episodes, facts] = await Promise.all([this.ctx.db.episodes.bulkGet(episodeIds), this.ctx.db.facts.bulkGet(factIds)]);
+    const { db } = this.ctx;
+    // One read transaction over the tables that have ids (each transaction is a round trip to the browser's IndexedDB).
+    const tables = [...(episodeIds.length ? [db.episodes] : []), ...(factIds.length ? [db.facts] : [])];
+    if (tables.length === 0) return refs.map(() => undefined);
+    const [episodes, facts] = await db.transaction('r', tables, () =>
+      Promise.all([episodeIds.length ? db.episodes.bulkGet(episodeIds) : [], factIds.length ? db.facts.bulkGet(factIds) : []]),
+    );
     const byId = new Map<string, MemoryRecord>();
     for (const r of [...episodes, ...facts]) if (r) byId.set(r.id, r);
     return refs.map((r) => byId.get(r.id));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idSchema, memoryTypeSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 import { episodeStateSchema, outcomeStatusSchema } from './episode.js';
-import { factCategorySchema } from './fact.js';
+import { embeddingSchema, factCategorySchema } from './fact.js';
 
 const scalar = z.union([z.string().max(1000), z.number().finite(), z.boolean(), z.null()]);
 
@@ -33,6 +33,12 @@ export const recallOptionsSchema = z
     includeArchived: z.boolean().optional(),
     /** Record the access (`lastAccessedAt`, which recency decays from). Default true; inspectors and benchmarks turn it off. */
     touch: z.boolean().optional(),
+    /**
+     * The query's pre-computed embedding, from the same model as the
+     * embedder: used instead of embedding the query (no embedder call). The
+     * query text still feeds the keyword signal. Normalised to unit length.
+     */
+    embedding: embeddingSchema.optional(),
   })
   .strict();
 export type RecallOptions = z.input<typeof recallOptionsSchema>;

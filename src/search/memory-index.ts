@@ -2,7 +2,7 @@ import type { MemoryType } from '../schema/common.js';
 import { compileFilter, type DocFilter } from './filters.js';
 import type { IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
-import { scoreOf, type Ranking, type ScoreParts } from './ranking.js';
+import { ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { VectorMatrix } from './vector-matrix.js';
 
 /** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
@@ -183,7 +183,8 @@ export class MemoryIndex {
     if (!user) return [];
     const test = compileFilter(options);
     const accept = (id: string) => test(this.docs.get(id)!);
-    const pool = Math.max(options.k * 5, 50);
+    // Boosts and keywords can lift a memory from below the dense top k, so the candidates are a wider pool; without them the dense top k is exact.
+    const pool = ordersByCosineAlone(options.ranking) ? options.k : Math.max(options.k * 5, 50);
 
     const dense = user.vectors.topK(query.vector, pool, accept);
     // With no keyword share in relevance, BM25 could only add candidates it cannot score: skip it.

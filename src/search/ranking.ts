@@ -55,6 +55,16 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
   };
 }
 
+/**
+ * Whether the score orders memories exactly as their cosine does: no keyword
+ * share, no boosts, the same multiplier for every type. Then the k best by
+ * cosine are the k best, and recall needs no wider candidate pool.
+ */
+export function ordersByCosineAlone(ranking: Ranking): boolean {
+  const { weights: w, sourceWeights: s } = ranking;
+  return ranking.denseWeight === 1 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task;
+}
+
 /** Every part of a hit's score, so apps and the inspector can show why it ranked. */
 export interface ScoreParts {
   /** Cosine similarity between query and memory embeddings. */

@@ -144,6 +144,34 @@ describe('pre-computed embeddings', () => {
   });
 });
 
+describe('recall with a pre-computed query embedding', () => {
+  it('ranks by the given vector, makes no embedder call, and keeps the keyword signal from the text', async () => {
+    const { memory, embedder } = await open();
+    await memory.facts.addMany([0, 1, 2, 3].map((i) => ({ id: `axis-${i}`, text: `note on axis ${i}`, embedding: unit(i) })));
+    embedder.embedded.length = 0;
+    const byVector = await memory.recall('anything at all', { embedding: unit(2).map((x) => x * 5), k: 2, touch: false });
+    expect(embedder.embedded).toEqual([]);
+    expect(byVector[0]!.memory.id).toBe('axis-2');
+    expect(byVector[0]!.parts.similarity).toBeCloseTo(1, 6);
+    // The text still matches keywords: "axis 3" lifts axis-3 in the hybrid score although the vector points at axis 2.
+    const hybrid = await memory.recall('axis 3', { embedding: Float32Array.from(unit(2)), k: 4, touch: false });
+    expect(hybrid.find((h) => h.memory.id === 'axis-3')!.parts.keyword).toBeGreaterThan(0);
+    expect(hybrid.find((h) => h.memory.id === 'axis-2')!.parts.similarity).toBeCloseTo(1, 6);
+    expect(embedder.embedded).toEqual([]);
+  });
+
+  it('refuses a vector of the wrong dimension or shape with a ValidationError naming recall.embedding', async () => {
+    const { memory } = await open();
+    await memory.facts.add({ text: 'something' });
+    const short = await rejection(memory.recall('q', { embedding: [1, 2, 3] }));
+    expect(short.message).toBe('recall: embedding: must have exactly 8 numbers, the dimension of the embedder "test-hash-8" (it has 3)');
+    const zeros = await rejection(memory.recall('q', { embedding: new Float32Array(DIM) }));
+    expect(zeros.message).toMatch(/^recall: embedding: must not be all zeros/);
+    const nan = await rejection(memory.recall('q', { embedding: [Number.NaN, 0, 0, 0, 0, 0, 0, 1] }));
+    expect(nan.message).toMatch(/must be a finite number/);
+  });
+});
+
 describe('addMany({ returnRecords: false })', () => {
   it('resolves to the ids in input order and stores the same facts', async () => {
     const { memory } = await open();

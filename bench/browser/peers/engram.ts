@@ -3,12 +3,11 @@ import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
 
 /**
  * engram through its public API, in its Web Worker. The precomputed vectors
- * go in with each fact (`embedding`), as an app with its own vectors would
- * write them; recall still embeds its query text, so a lookup Embedder
- * returns the data set's vector for each query text. That costs one extra
- * page↔worker hop per recall (the worker asks the page for the query
- * vector), which the real model in the worker would not; the round trip is
- * reported as `rpcRoundTripMs` so it can be read off.
+ * go in with each fact (`embedding`) and with each query (`recall(text,
+ * { embedding })`), as an app with its own vectors would pass them, so only
+ * storage and search are measured, as for the peers. The embedder engram is
+ * opened with only declares the vector space: nothing here asks it to embed
+ * (it throws if asked, so a regression that did would show).
  */
 
 /** Vector-only: relevance is the cosine, nothing else moves the order. */
@@ -22,16 +21,12 @@ const VECTOR_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, 
  */
 const BATCH = 1_000;
 
-function lookupEmbedder(dimension: number, table: Map<string, Float32Array>): Embedder {
+function givenVectorsOnly(dimension: number): Embedder {
   return {
     id: `bench-random-unit-${dimension}`,
     dimension,
     async embed(texts) {
-      return texts.map((text) => {
-        const vector = table.get(text);
-        if (!vector) throw new Error(`bench: no precomputed vector for "${text.slice(0, 40)}"`);
-        return vector;
-      });
+      throw new Error(`bench: engram was asked to embed ${texts.length} text(s), but every vector is given`);
     },
   };
 }
@@ -39,28 +34,26 @@ function lookupEmbedder(dimension: number, table: Map<string, Float32Array>): Em
 const nameOf = (dimension: number, size: number) => `bench-engram-${dimension}-${size}`;
 const indexOf = (id: string) => Number(id.slice(1));
 
-async function open(dimension: number, size: number, table: Map<string, Float32Array>, ranking?: RankingOptions): Promise<Memory> {
-  return createMemory({ name: nameOf(dimension, size), embedder: lookupEmbedder(dimension, table), ranking });
+async function open(dimension: number, size: number, ranking?: RankingOptions): Promise<Memory> {
+  return createMemory({ name: nameOf(dimension, size), embedder: givenVectorsOnly(dimension), ranking });
 }
 
-async function recallIds(memory: Memory, query: { text: string }, k: number): Promise<number[]> {
-  const hits = await memory.recall(query.text, { k, touch: false });
+async function recallIds(memory: Memory, query: { text: string; vector: Float32Array }, k: number): Promise<number[]> {
+  const hits = await memory.recall(query.text, { k, touch: false, embedding: query.vector });
   return hits.map((h) => indexOf(h.memory.id));
 }
 
 export const engram: SystemModule = {
   async create(dimension, size) {
-    const table = new Map<string, Float32Array>();
     // Opening (worker start, database open) happens before the insert clock starts, as a peer's constructor does.
-    let memory: Memory | undefined = await open(dimension, size, table, VECTOR_ONLY);
+    let memory: Memory | undefined = await open(dimension, size, VECTOR_ONLY);
     let hybrid: Memory | undefined;
     let reopenMs = 0;
     const system: BenchSystem = {
       name: 'engram',
       hybrid: true,
       async insert(data, searchable) {
-        data.queries.forEach((q) => table.set(q.text, q.vector));
-        memory ??= await open(dimension, size, table, VECTOR_ONLY);
+        memory ??= await open(dimension, size, VECTOR_ONLY);
         for (let start = 0; start < data.texts.length; start += BATCH) {
           const texts = data.texts.slice(start, start + BATCH);
           const facts = texts.map((text, j) => ({ id: `m${start + j}`, text, embedding: data.vectors[start + j]! }));
@@ -75,7 +68,7 @@ export const engram: SystemModule = {
           // Hybrid uses the default ranking (dense + BM25 + importance/recency): a second open of the same database.
           await memory!.close();
           const started = performance.now();
-          hybrid = await open(dimension, size, table);
+          hybrid = await open(dimension, size);
           reopenMs = performance.now() - started;
         }
         return recallIds(hybrid, query, k);
@@ -100,7 +93,7 @@ export const engram: SystemModule = {
   },
 
   async reopen(dimension, size, query) {
-    const memory = await open(dimension, size, new Map([[query.text, query.vector]]), VECTOR_ONLY);
+    const memory = await open(dimension, size, VECTOR_ONLY);
     const reopened: ReopenedSystem = {
       count: async () => (await memory.info()).indexed,
       queryVector: (q, k) => recallIds(memory, q, k),
