@@ -1,4 +1,5 @@
-import { createMemory, type Embedder, type Memory, type RankingOptions } from 'engram';
+import { createMemory, type Memory, type RankingOptions } from 'engram';
+import { insertFacts, memoryOptions, recallIds, VECTOR_ONLY } from './engram-calls.js';
 import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
 
 /**
@@ -8,44 +9,12 @@ import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
  * returns the data set's vector for each query text. That costs one extra
  * page↔worker hop per recall (the worker asks the page for the query
  * vector), which the real model in the worker would not; the round trip is
- * reported as `rpcRoundTripMs` so it can be read off.
+ * reported as `rpcRoundTripMs` so it can be read off. The calls themselves
+ * live in engram-calls.ts, shared with the Node table (bench/random-vectors.ts).
  */
-
-/** Vector-only: relevance is the cosine, nothing else moves the order. */
-const VECTOR_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };
-/**
- * Facts per addMany call (one transaction each). addMany takes up to 10,000,
- * but validating and cloning a batch is main-thread work that grows with it:
- * 10,000 × 128-d is a 70–200 ms task on this machine; 2,000 × 384-d still
- * gave 4 tasks of up to 76 ms; 1,000 stays under the 50 ms long-task line at
- * both widths, for about the same throughput (the cost is per item).
- */
-const BATCH = 1_000;
-
-function lookupEmbedder(dimension: number, table: Map<string, Float32Array>): Embedder {
-  return {
-    id: `bench-random-unit-${dimension}`,
-    dimension,
-    async embed(texts) {
-      return texts.map((text) => {
-        const vector = table.get(text);
-        if (!vector) throw new Error(`bench: no precomputed vector for "${text.slice(0, 40)}"`);
-        return vector;
-      });
-    },
-  };
-}
-
-const nameOf = (dimension: number, size: number) => `bench-engram-${dimension}-${size}`;
-const indexOf = (id: string) => Number(id.slice(1));
 
 async function open(dimension: number, size: number, table: Map<string, Float32Array>, ranking?: RankingOptions): Promise<Memory> {
-  return createMemory({ name: nameOf(dimension, size), embedder: lookupEmbedder(dimension, table), ranking });
-}
-
-async function recallIds(memory: Memory, query: { text: string }, k: number): Promise<number[]> {
-  const hits = await memory.recall(query.text, { k, touch: false });
-  return hits.map((h) => indexOf(h.memory.id));
+  return createMemory(memoryOptions(dimension, size, table, ranking));
 }
 
 export const engram: SystemModule = {
@@ -61,12 +30,8 @@ export const engram: SystemModule = {
       async insert(data, searchable) {
         data.queries.forEach((q) => table.set(q.text, q.vector));
         memory ??= await open(dimension, size, table, VECTOR_ONLY);
-        for (let start = 0; start < data.texts.length; start += BATCH) {
-          const texts = data.texts.slice(start, start + BATCH);
-          const facts = texts.map((text, j) => ({ id: `m${start + j}`, text, embedding: data.vectors[start + j]! }));
-          // Resolves after the IndexedDB transaction committed: durable and searchable at once. Ids only: the bench needs no records back.
-          await memory.facts.addMany(facts, { returnRecords: false });
-        }
+        // Resolves after the last IndexedDB transaction committed: durable and searchable at once.
+        await insertFacts(memory, data);
         searchable();
       },
       queryVector: (query, k) => recallIds(memory!, query, k),
