@@ -16,9 +16,10 @@
  * one write per step (bench/tasks.ts).
  *
  * Run time on the project's shared 2-core machine (it varies with load):
- * about 6–7 min in all, of which the random-vector table is about 2 min
- * (100,000 × 384-d alone 30–65 s and about 2 GB resident: fake-indexeddb
- * clones every value in JS); BENCH_SIZES=1000 takes under a minute.
+ * about 3½ min in all when the machine is otherwise idle, 6½ min under the
+ * other engineers' tests; the random-vector table is 1–2 min of it (100,000 ×
+ * 384-d alone 30–65 s and about 2 GB resident: fake-indexeddb keeps every
+ * value in memory and clones it in JS). BENCH_SIZES=1000 takes under 30 s.
  */
 import { createMemory } from '../src/index.js';
 import { LIFECYCLE_HEADER, LIFECYCLE_TITLE, lifecycleWriteRows } from './lifecycle.js';
