@@ -1,46 +1,17 @@
-import { createMemory, type Embedder, type Memory, type RankingOptions } from 'engram';
+import { createMemory, type Memory, type RankingOptions } from 'engram';
+import { insertFacts, memoryOptions, recallIds, VECTOR_ONLY } from './engram-calls.js';
 import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
 
 /**
  * engram through its public API, in its Web Worker. The precomputed vectors
  * go in with each fact (`embedding`) and with each query (`recall(text,
  * { embedding })`), as an app with its own vectors would pass them, so only
- * storage and search are measured, as for the peers. The embedder engram is
- * opened with only declares the vector space: nothing here asks it to embed
- * (it throws if asked, so a regression that did would show).
+ * storage and search are measured, as for the peers. The calls themselves
+ * live in engram-calls.ts, shared with the Node table (bench/random-vectors.ts).
  */
-
-/** Vector-only: relevance is the cosine, nothing else moves the order. */
-const VECTOR_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };
-/**
- * Facts per addMany call (one transaction each). addMany takes up to 10,000,
- * but validating and cloning a batch is main-thread work that grows with it:
- * 10,000 × 128-d is a 70–200 ms task on this machine; 2,000 × 384-d still
- * gave 4 tasks of up to 76 ms; 1,000 stays under the 50 ms long-task line at
- * both widths, for about the same throughput (the cost is per item).
- */
-const BATCH = 1_000;
-
-function givenVectorsOnly(dimension: number): Embedder {
-  return {
-    id: `bench-random-unit-${dimension}`,
-    dimension,
-    async embed(texts) {
-      throw new Error(`bench: engram was asked to embed ${texts.length} text(s), but every vector is given`);
-    },
-  };
-}
-
-const nameOf = (dimension: number, size: number) => `bench-engram-${dimension}-${size}`;
-const indexOf = (id: string) => Number(id.slice(1));
 
 async function open(dimension: number, size: number, ranking?: RankingOptions): Promise<Memory> {
-  return createMemory({ name: nameOf(dimension, size), embedder: givenVectorsOnly(dimension), ranking });
-}
-
-async function recallIds(memory: Memory, query: { text: string; vector: Float32Array }, k: number): Promise<number[]> {
-  const hits = await memory.recall(query.text, { k, touch: false, embedding: query.vector });
-  return hits.map((h) => indexOf(h.memory.id));
+  return createMemory(memoryOptions(dimension, size, ranking));
 }
 
 export const engram: SystemModule = {
@@ -54,12 +25,8 @@ export const engram: SystemModule = {
       hybrid: true,
       async insert(data, searchable) {
         memory ??= await open(dimension, size, VECTOR_ONLY);
-        for (let start = 0; start < data.texts.length; start += BATCH) {
-          const texts = data.texts.slice(start, start + BATCH);
-          const facts = texts.map((text, j) => ({ id: `m${start + j}`, text, embedding: data.vectors[start + j]! }));
-          // Resolves after the IndexedDB transaction committed: durable and searchable at once. Ids only: the bench needs no records back.
-          await memory.facts.addMany(facts, { returnRecords: false });
-        }
+        // Resolves after the last IndexedDB transaction committed: durable and searchable at once.
+        await insertFacts(memory, data);
         searchable();
       },
       queryVector: (query, k) => recallIds(memory!, query, k),
@@ -92,7 +59,7 @@ export const engram: SystemModule = {
     return system;
   },
 
-  async reopen(dimension, size, query) {
+  async reopen(dimension, size) {
     const memory = await open(dimension, size, VECTOR_ONLY);
     const reopened: ReopenedSystem = {
       count: async () => (await memory.info()).indexed,
