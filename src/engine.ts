@@ -29,6 +29,7 @@ import { SnapshotWriter } from './store/snapshot-writer.js';
 import { buildKeywordsInBackground } from './search/keyword-warmup.js';
 import { toStorageError } from './store/transaction-errors.js';
 import { buildFact } from './store/write-fact.js';
+import { deadline } from './timers.js';
 import { deleteVectors, putVectors, unpackBlocks } from './store/vector-blocks.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { JobQueue } from './jobs/queue.js';
@@ -648,11 +649,15 @@ export class Engine {
     this.closing.abort(new Error('engram is closing'));
     this.stopKeywordWarmup();
     await this.queue.close(timeoutMs);
-    const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs));
-    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
-    // The index snapshot makes the next open fast; past the deadline, closing the database abandons it (a cache).
-    if (this.snapshots) await Promise.race([this.snapshots.flush(), deadline]);
-    await Promise.race([this.snapshots?.stop(), deadline]);
+    const limit = deadline(timeoutMs);
+    try {
+      await Promise.race([Promise.allSettled([...this.inFlight]), limit.reached]);
+      // The index snapshot makes the next open fast; past the deadline, closing the database abandons it (a cache).
+      if (this.snapshots) await Promise.race([this.snapshots.flush(), limit.reached]);
+      await Promise.race([this.snapshots?.stop(), limit.reached]);
+    } finally {
+      limit.cancel();
+    }
     this.signal?.close();
     this.ctx.db.close();
     await this.ctx.embedder.dispose?.();

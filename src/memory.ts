@@ -58,7 +58,7 @@ export class Memory {
   private constructor(
     private readonly engine: EngineApi,
     private readonly emitter: Emitter,
-    private readonly shutdown: () => Promise<void>,
+    private readonly shutdown: (options: { timeoutMs?: number }) => Promise<void>,
     private readonly taskBuffering: { flushAt: number; flushIntervalMs: number },
   ) {}
 
@@ -98,7 +98,7 @@ export class Memory {
         clock: opts.clock,
         llm: opts.llm,
       });
-      return new Memory(engine as unknown as EngineApi, emitter, () => engine.close(), buffering);
+      return new Memory(engine as unknown as EngineApi, emitter, (closeOptions) => engine.close(closeOptions), buffering);
     }
 
     if (opts.indexedDB || opts.clock) {
@@ -122,8 +122,8 @@ export class Memory {
       return new Memory(
         remote,
         emitter,
-        async () => {
-          await remote.close();
+        async (closeOptions) => {
+          await remote.close(closeOptions);
           worker.terminate();
         },
         buffering,
@@ -319,10 +319,10 @@ export class Memory {
 
   /** Stops taking work, waits for in-flight work (up to `timeoutMs`), closes the database. Idempotent. */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
-    parseInput(closeOptionsSchema, options, 'close');
+    const parsed = parseInput(closeOptionsSchema, options, 'close');
     if (this.closed) return;
     this.closed = true;
-    await this.shutdown();
+    await this.shutdown(parsed);
     this.emitter.clear();
   }
 

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { EngramDatabase } from '../store/database.js';
 import type { JobRecord } from '../store/records.js';
 import type { EngramEvent } from '../telemetry/events.js';
+import { deadline } from '../timers.js';
 
 /** What a job handler reports back. */
 export type JobResult =
@@ -113,7 +114,12 @@ export class JobQueue {
     for (const queue of this.perUser.values()) queue.clear();
     for (const controller of this.controllers) controller.abort(new Error('engram is closing'));
     const drained = Promise.all([...this.perUser.values()].map((q) => q.onIdle()));
-    await Promise.race([drained, new Promise((r) => setTimeout(r, deadlineMs))]);
+    const limit = deadline(deadlineMs);
+    try {
+      await Promise.race([drained, limit.reached]);
+    } finally {
+      limit.cancel();
+    }
     this.scheduled.clear();
     this.settle();
   }
