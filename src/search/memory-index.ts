@@ -3,7 +3,7 @@ import { compileFilter, type DocFilter } from './filters.js';
 import type { IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
 import { scoreOf, type Ranking, type ScoreParts } from './ranking.js';
-import { VectorMatrix } from './vector-matrix.js';
+import { VectorMatrix, type QuantizedRun } from './vector-matrix.js';
 
 /** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
 interface UserIndex {
@@ -24,6 +24,16 @@ export interface IndexEntry {
   doc: IndexDoc;
   text: string;
   vector: Float32Array;
+}
+
+/** Memories loaded together at open (one snapshot block): row i of each field is memory i. */
+export interface IndexBatch {
+  docs: readonly IndexDoc[];
+  texts: readonly string[];
+  /** One vector per memory, end to end. */
+  vectors: Float32Array;
+  /** Their int8 copy as `quantizedRows` gave it, when it was kept (the matrix quantises them otherwise). */
+  quantized?: QuantizedRun;
 }
 
 export interface IndexHit {
@@ -118,6 +128,69 @@ export class MemoryIndex {
         this.observer?.changed(entry.doc.id);
       }
     }
+  }
+
+  /**
+   * Bulk load of a batch (at open, from the snapshot), as `load` but with
+   * each user's consecutive rows appended to its matrix in one copy, and
+   * their int8 copy restored rather than recomputed.
+   */
+  loadBatch(batch: IndexBatch): void {
+    const { docs, texts, vectors, quantized } = batch;
+    const d = this.dimension;
+    let start = 0;
+    // Appends rows [start, end): consecutive rows of one user, none of them indexed before.
+    const appendRun = (end: number) => {
+      if (end === start) return;
+      const ids = docs.slice(start, end).map((doc) => doc.id);
+      const run = quantized && {
+        layout: quantized.layout,
+        rows: quantized.rows.subarray((start * quantized.rows.length) / docs.length, (end * quantized.rows.length) / docs.length),
+        unbounded: quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
+      };
+      this.userIndex(docs[start]!.userId).vectors.append(ids, vectors.subarray(start * d, end * d), run);
+      start = end;
+    };
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      if (doc.userId !== docs[start]!.userId) appendRun(i);
+      if (this.docs.has(doc.id)) {
+        // Already indexed (or twice in this batch): the later row wins, as with `load`.
+        appendRun(i);
+        this.remove(doc.id);
+      }
+      this.docs.set(doc.id, doc);
+      this.texts.set(doc.id, texts[i]!);
+      this.userIndex(doc.userId).pendingKeywords.push({ id: doc.id, text: texts[i]! });
+      this.observer?.changed(doc.id);
+    }
+    appendRun(docs.length);
+  }
+
+  /** The int8 copy of `ids`' rows, in the form `loadBatch` takes back; undefined if the index keeps none or lacks an id. */
+  quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
+    if (ids.length === 0) return undefined;
+    // Each user's rows live in that user's matrix: copy runs of consecutive same-user ids, then join them.
+    const parts: QuantizedRun[] = [];
+    let start = 0;
+    while (start < ids.length) {
+      const userId = this.docs.get(ids[start]!)?.userId;
+      if (userId === undefined) return undefined;
+      let end = start + 1;
+      while (end < ids.length && this.docs.get(ids[end]!)?.userId === userId) end++;
+      const part = this.users.get(userId)?.vectors.quantizedRows(ids.slice(start, end));
+      if (!part) return undefined;
+      parts.push({ ...part, unbounded: part.unbounded.map((i) => i + start) });
+      start = end;
+    }
+    if (parts.length === 1) return parts[0];
+    const rows = new Uint8Array(parts.reduce((n, part) => n + part.rows.length, 0));
+    let offset = 0;
+    for (const part of parts) {
+      rows.set(part.rows, offset);
+      offset += part.rows.length;
+    }
+    return { layout: parts[0]!.layout, rows, unbounded: parts.flatMap((part) => part.unbounded) };
   }
 
   /**
