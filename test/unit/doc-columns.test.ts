@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeDocs, encodeDocs } from '../../src/store/doc-columns.js';
-import { compileFilter } from '../../src/search/filters.js';
+import { compileFilter, type DocFilter } from '../../src/search/filters.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
 
 /**
@@ -69,14 +69,14 @@ describe('document columns (index snapshot)', () => {
 
   it('filters match the decoded documents exactly as the originals', () => {
     const decoded = decodeDocs(structuredClone(encodeDocs(DOCS)))!;
-    const filters = [
+    const filters: DocFilter[] = [
       {},
       { includeArchived: true },
       { tags: ['food'] },
-      { types: ['episode' as const], includeArchived: true },
+      { types: ['episode'], includeArchived: true },
       { since: 0, until: 1_700_000_000_000 },
       { filter: { participants: 'ana' }, includeArchived: true },
-      { filter: { sessionId: undefined } },
+      { filter: { sessionId: null } },
       { filter: { category: ['preference', 'other'] } },
       { filter: { __proto__: 'not a prototype' } as never, includeArchived: true },
     ];
