@@ -2,6 +2,7 @@ import type { MemoryType } from '../schema/common.js';
 import { compileFilter, type DocFilter } from './filters.js';
 import type { IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
+import { PendingKeywords } from './pending-keywords.js';
 import { scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { VectorMatrix, type QuantizedRun } from './vector-matrix.js';
 
@@ -10,7 +11,7 @@ interface UserIndex {
   vectors: VectorMatrix;
   keywords: KeywordIndex;
   /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
-  pendingKeywords: { id: string; text: string }[];
+  pendingKeywords: PendingKeywords;
 }
 
 /** Told of every change to the index, so a persisted snapshot knows what to rewrite (store/index-snapshot.ts). */
@@ -124,9 +125,12 @@ export class MemoryIndex {
         user.vectors.upsert(entry.doc.id, entry.vector);
         this.docs.set(entry.doc.id, entry.doc);
         this.texts.set(entry.doc.id, entry.text);
-        user.pendingKeywords.push({ id: entry.doc.id, text: entry.text });
         this.observer?.changed(entry.doc.id);
       }
+      user.pendingKeywords.add(
+        list.map((entry) => entry.doc.id),
+        list.map((entry) => entry.text),
+      );
     }
   }
 
@@ -138,17 +142,20 @@ export class MemoryIndex {
   loadBatch(batch: IndexBatch): void {
     const { docs, texts, vectors, quantized } = batch;
     const d = this.dimension;
+    const ids = docs.map((doc) => doc.id);
     let start = 0;
     // Appends rows [start, end): consecutive rows of one user, none of them indexed before.
     const appendRun = (end: number) => {
       if (end === start) return;
-      const ids = docs.slice(start, end).map((doc) => doc.id);
+      const whole = start === 0 && end === docs.length;
       const run = quantized && {
         layout: quantized.layout,
         rows: quantized.rows.subarray((start * quantized.rows.length) / docs.length, (end * quantized.rows.length) / docs.length),
-        unbounded: quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
+        unbounded: whole ? quantized.unbounded : quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
       };
-      this.userIndex(docs[start]!.userId).vectors.append(ids, vectors.subarray(start * d, end * d), run);
+      const user = this.userIndex(docs[start]!.userId);
+      user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
+      user.pendingKeywords.add(ids, texts, start, end);
       start = end;
     };
     for (let i = 0; i < docs.length; i++) {
@@ -161,7 +168,6 @@ export class MemoryIndex {
       }
       this.docs.set(doc.id, doc);
       this.texts.set(doc.id, texts[i]!);
-      this.userIndex(doc.userId).pendingKeywords.push({ id: doc.id, text: texts[i]! });
       this.observer?.changed(doc.id);
     }
     appendRun(docs.length);
@@ -200,13 +206,10 @@ export class MemoryIndex {
   buildKeywords(budget = Infinity): boolean {
     let left = budget;
     for (const user of this.users.values()) {
-      if (user.pendingKeywords.length === 0) continue;
-      const slice = user.pendingKeywords.splice(0, Math.min(left, user.pendingKeywords.length));
-      user.keywords.upsertMany(slice);
-      left -= slice.length;
+      left -= user.pendingKeywords.drainInto(user.keywords, left);
       if (left <= 0) break;
     }
-    for (const user of this.users.values()) if (user.pendingKeywords.length > 0) return true;
+    for (const user of this.users.values()) if (user.pendingKeywords.size > 0) return true;
     return false;
   }
 
@@ -286,17 +289,14 @@ export class MemoryIndex {
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: [] };
+      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: new PendingKeywords() };
       this.users.set(userId, user);
     }
     return user;
   }
 
   private keywordsOf(user: UserIndex): KeywordIndex {
-    if (user.pendingKeywords.length > 0) {
-      user.keywords.upsertMany(user.pendingKeywords);
-      user.pendingKeywords = [];
-    }
+    user.pendingKeywords.drainInto(user.keywords);
     return user.keywords;
   }
 }
