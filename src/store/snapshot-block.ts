@@ -1,15 +1,16 @@
 import type { IndexBatch, MemoryIndex } from '../search/memory-index.js';
 import type { IndexDoc } from '../search/index-doc.js';
 import type { QuantizedRun } from '../search/vector-matrix.js';
-import { decodeDocs, encodeDocs, type DocColumns } from './doc-columns.js';
+import { encodeDocs, readColumns, type DocColumns } from '../search/doc-columns.js';
 
 /**
  * One block of the index snapshot (index-snapshot.ts): up to BLOCK_SIZE
  * memories as the index holds them, laid out so that loading a block is a
  * few copies rather than per-memory work:
  *
- * - the documents column-wise (doc-columns.ts), so structured clone restores
- *   a few typed arrays instead of thousands of objects;
+ * - the documents column-wise (search/doc-columns.ts), so structured clone
+ *   restores a few typed arrays instead of thousands of objects, and the
+ *   index builds a document only when it is read;
  * - the vectors end to end, which the index copies into its matrix in one go;
  * - their int8 copy with its per-row scales and bounds, as the matrix keeps it
  *   (simd/quantized-rows.ts), so opening does not quantise every row again.
@@ -48,9 +49,9 @@ export function encodeBlock(index: MemoryIndex, ids: string[], block: number, ke
 
 /** What `MemoryIndex.loadBatch` takes, from a block read back; null when the block does not fit together (ignore the snapshot). */
 export function decodeBlock(row: SnapshotBlock, dimension: number): IndexBatch | null {
-  const docs = decodeDocs(row.docs);
+  const docs = readColumns(row.docs);
   if (!docs) return null;
-  const n = docs.length;
+  const n = docs.size;
   if (row.texts.length !== n || row.vectors.length !== n * dimension) return null;
   const quantized = row.quantized;
   // An int8 copy that does not fit is left out: the matrix then quantises the rows itself.

@@ -1,17 +1,18 @@
-import type { IndexDoc } from '../search/index-doc.js';
+import type { IndexDoc } from './index-doc.js';
 
 /**
- * Index documents stored column-wise, the way the index snapshot keeps them
- * (store/snapshot-block.ts). Reading a snapshot back is then a handful of
- * typed arrays and one short string table per block, which structured clone
- * restores in bulk, instead of thousands of small objects with nested
- * `tags` and `fields` that it restores one property at a time; the
- * documents are rebuilt from the columns in plain JS, several times faster.
+ * Index documents stored column-wise, as the index snapshot keeps them
+ * (store/snapshot-block.ts) and as the index holds a loaded block until a
+ * document is asked for (search/doc-table.ts). Reading a snapshot back is then
+ * a handful of typed arrays and one short string table per block, which
+ * structured clone restores in bulk, instead of thousands of small objects
+ * with nested `tags` and `fields` that it restores one property at a time;
+ * and a document is built only when a filter, the ranking or a write needs it.
  *
- * The round trip is exact: `decodeDocs(encodeDocs(docs))` deep-equals `docs`
- * (key order included), so filters and ranking see the same documents.
- * Field values that are not strings, numbers, booleans, null or undefined
- * (arrays such as `participants`, nested metadata) are kept as they are.
+ * The round trip is exact: `readColumns(encodeDocs(docs)).doc(i)` deep-equals
+ * `docs[i]` (key order included), so filters and ranking see the same
+ * documents. Field values that are not strings, numbers, booleans, null or
+ * undefined (arrays such as `participants`, nested metadata) are kept as they are.
  */
 export interface DocColumns {
   ids: string[];
@@ -102,59 +103,84 @@ export function encodeDocs(docs: readonly IndexDoc[]): DocColumns {
   };
 }
 
-/** The documents back, or null when the columns do not fit together (a damaged snapshot, which is then ignored). */
-export function decodeDocs(c: DocColumns): IndexDoc[] | null {
+/** Reads documents out of columns that `readColumns` checked: any row, in any order, each built on demand. */
+export interface DocColumnsReader {
+  readonly size: number;
+  readonly ids: readonly string[];
+  userId(row: number): string;
+  doc(row: number): IndexDoc;
+}
+
+/**
+ * A reader over `c`, or null when the columns do not fit together (a damaged
+ * snapshot, which is then ignored): every length and index is checked here,
+ * once, so that building any document later cannot fail.
+ */
+export function readColumns(c: DocColumns): DocColumnsReader | null {
   const n = c.ids.length;
   const s = c.strings;
+  const kinds = s.map((kind) => KINDS.has(kind));
   if (
     [c.userId, c.kind, c.createdAt, c.touchedAt, c.importance, c.flags, c.shape].some((column) => column.length !== n) ||
     c.tagStart.length !== n + 1 ||
+    c.tagStart[0] !== 0 ||
     c.tagStart[n] !== c.tags.length ||
     c.valueKind.length !== c.value.length ||
+    !c.ids.every((id) => typeof id === 'string') ||
+    !s.every((string) => typeof string === 'string') ||
     c.tags.some((t) => t >= s.length) ||
     c.shapes.some((keys) => keys.some((k) => !(k < s.length)))
   ) {
     return null;
   }
-  const kinds = ['fact', 'episode', 'task'];
-  const docs = new Array<IndexDoc>(n);
-  let next = 0;
+  // Where each document's field values start (documents have as many as their shape has keys).
+  const valueStart = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) {
-    const userId = s[c.userId[i]!];
-    const kind = s[c.kind[i]!];
     const keys = c.shapes[c.shape[i]!];
-    if (userId === undefined || kind === undefined || !kinds.includes(kind) || !keys || next + keys.length > c.value.length) return null;
-    const tags: string[] = [];
-    for (let t = c.tagStart[i]!; t < c.tagStart[i + 1]!; t++) {
-      const tag = s[c.tags[t]!];
-      if (tag === undefined) return null;
-      tags.push(tag);
-    }
-    const fields: Record<string, unknown> = {};
-    for (const k of keys) {
-      const v = readValue(c, next++);
-      if (v === INVALID) return null;
-      const key = s[k]!;
-      // A key named "__proto__" is an own property of the original (structured clone kept it so): keep it one.
-      if (key === '__proto__') Object.defineProperty(fields, key, { value: v, enumerable: true, writable: true, configurable: true });
-      else fields[key] = v;
-    }
-    // The same property order as indexDocOf, so these documents share one hidden class with the ones built from records.
-    docs[i] = {
-      id: c.ids[i]!,
-      userId,
-      kind: kind as IndexDoc['kind'],
-      createdAt: c.createdAt[i]!,
-      touchedAt: c.touchedAt[i]!,
-      tags,
-      importance: c.importance[i]!,
-      pinned: (c.flags[i]! & PINNED) !== 0,
-      archived: (c.flags[i]! & ARCHIVED) !== 0,
-      fields,
-    };
+    if (!(c.userId[i]! < s.length) || !kinds[c.kind[i]!] || !keys || c.tagStart[i]! > c.tagStart[i + 1]!) return null;
+    valueStart[i + 1] = valueStart[i]! + keys.length;
   }
-  return next === c.value.length ? docs : null;
+  if (valueStart[n] !== c.value.length) return null;
+  for (let j = 0; j < c.value.length; j++) {
+    const kind = c.valueKind[j]!;
+    const v = c.value[j]!;
+    const index = Number.isInteger(v) && v >= 0;
+    if (kind > KIND.other || (kind === KIND.string && !(index && v < s.length)) || (kind === KIND.other && !(index && v < c.others.length))) return null;
+  }
+  return {
+    size: n,
+    ids: c.ids,
+    userId: (row) => s[c.userId[row]!]!,
+    doc(row) {
+      const tags: string[] = [];
+      for (let t = c.tagStart[row]!; t < c.tagStart[row + 1]!; t++) tags.push(s[c.tags[t]!]!);
+      const fields: Record<string, unknown> = {};
+      let j = valueStart[row]!;
+      for (const k of c.shapes[c.shape[row]!]!) {
+        const v = valueOf(c, j++);
+        const key = s[k]!;
+        // A key named "__proto__" is an own property of the original (structured clone kept it so): keep it one.
+        if (key === '__proto__') Object.defineProperty(fields, key, { value: v, enumerable: true, writable: true, configurable: true });
+        else fields[key] = v;
+      }
+      // The same property order as indexDocOf, so these documents share one hidden class with the ones built from records.
+      return {
+        id: c.ids[row]!,
+        userId: s[c.userId[row]!]!,
+        kind: s[c.kind[row]!]! as IndexDoc['kind'],
+        createdAt: c.createdAt[row]!,
+        touchedAt: c.touchedAt[row]!,
+        tags,
+        importance: c.importance[row]!,
+        pinned: (c.flags[row]! & PINNED) !== 0,
+        archived: (c.flags[row]! & ARCHIVED) !== 0,
+        fields,
+      };
+    },
+  };
 }
+
+const KINDS: ReadonlySet<string> = new Set<IndexDoc['kind']>(['fact', 'episode', 'task']);
 
 function kindOf(v: unknown): number {
   if (typeof v === 'string') return KIND.string;
@@ -166,13 +192,12 @@ function kindOf(v: unknown): number {
   return KIND.other;
 }
 
-const INVALID = Symbol('invalid');
-
-function readValue(c: DocColumns, j: number): unknown {
+/** Value j of the columns (checked by `readColumns`). */
+function valueOf(c: DocColumns, j: number): unknown {
   const v = c.value[j]!;
   switch (c.valueKind[j]) {
     case KIND.string:
-      return v < c.strings.length ? c.strings[v]! : INVALID;
+      return c.strings[v];
     case KIND.number:
       return v;
     case KIND.true:
@@ -183,9 +208,7 @@ function readValue(c: DocColumns, j: number): unknown {
       return null;
     case KIND.undefined:
       return undefined;
-    case KIND.other:
-      return v < c.others.length ? c.others[v] : INVALID;
     default:
-      return INVALID;
+      return c.others[v];
   }
 }
