@@ -24,8 +24,9 @@ export type { SnapshotBlock } from './snapshot-block.js';
 /**
  * Bump when the block layout changes: older snapshots are then ignored (and rebuilt).
  * 2: documents column-wise, and the int8 copy of the vectors (snapshot-block.ts).
+ * 3: vectors and int8 rows in one Blob per block.
  */
-const FORMAT = 2;
+const FORMAT = 3;
 /** Memories per block: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
 export const BLOCK_SIZE = 2048;
 const HEADER_KEY = 'header';
@@ -123,20 +124,21 @@ export class SnapshotBlocks implements IndexObserver {
 
 /**
  * Loads the snapshot into `index` if it matches the store's current write
- * mark and the embedder, in one read transaction (so mark and blocks are
- * consistent). Every block is requested at once and loaded as soon as it
- * arrives, while IndexedDB (in the browser's own process) is still reading
- * the next ones. Returns the mark either way (the engine's index is then at
- * that mark) and, when the snapshot was used, its block layout; when it was
- * not (stale, or a block that does not fit together), the index may hold part
- * of it and the caller rebuilds it from the records.
+ * mark and the embedder. Mark, header and blocks are read in one read
+ * transaction, so they are consistent; the blocks' payloads (Blobs, see
+ * snapshot-block.ts) are then read all at once and each block is loaded as
+ * soon as its bytes arrive, while the next ones are still being read.
+ * Returns the mark either way (the engine's index is then at that mark) and,
+ * when the snapshot was used, its block layout; when it was not (stale, or a
+ * block that does not fit together), the index may hold part of it and the
+ * caller rebuilds it from the records.
  */
 export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
   index: MemoryIndex,
 ): Promise<{ mark: string; blocks: { block: number; ids: string[] }[] | null }> {
-  return db.transaction('r', [db.meta, db.snapshot], async () => {
+  const { mark, rows } = await db.transaction('r', [db.meta, db.snapshot], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
     const usable =
@@ -146,20 +148,23 @@ export async function loadSnapshot(
       header.embedder.id === embedder.id &&
       header.embedder.dimension === embedder.dimension &&
       index.dimension === embedder.dimension;
-    if (!usable) return { mark, blocks: null };
-    const reads = header.blocks.map((b) => db.snapshot.get(b.key) as Promise<SnapshotBlock | undefined>);
-    // Reads left unawaited once a block is refused must not surface as unhandled rejections.
-    for (const read of reads) read.catch(() => undefined);
-    const blocks: { block: number; ids: string[] }[] = [];
-    for (const read of reads) {
-      const row = await read;
-      const batch = row && decodeBlock(row, embedder.dimension);
-      if (!batch) return { mark, blocks: null };
-      index.loadBatch(batch);
-      blocks.push({ block: row.block, ids: row.docs.ids });
-    }
-    return { mark, blocks };
+    if (!usable) return { mark, rows: null };
+    return { mark, rows: (await db.snapshot.bulkGet(header.blocks.map((b) => b.key))) as (SnapshotBlock | undefined)[] };
   });
+  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return { mark, blocks: null };
+  const payloads = (rows as SnapshotBlock[]).map((row) => row.payload.arrayBuffer());
+  // Reads left unawaited once a block is refused must not surface as unhandled rejections.
+  for (const payload of payloads) payload.catch(() => undefined);
+  const blocks: { block: number; ids: string[] }[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const payload = await payloads[i]!.catch(() => null);
+    const batch = payload && decodeBlock(row, payload, embedder.dimension);
+    if (!batch) return { mark, blocks: null };
+    index.loadBatch(batch);
+    blocks.push({ block: row.block, ids: row.docs.ids });
+  }
+  return { mark, blocks };
 }
 
 /** Blocks per write transaction while saving: small transactions let queries run between them. */

@@ -242,8 +242,9 @@ describe('index snapshot', () => {
     expect(header.blocks.length).toBe(3);
     const dimension = header.embedder.dimension;
     for (const block of blocks) {
+      // The payload holds the vectors, then the int8 rows (codes and metadata: bytesPerRow less its 8 bytes of scratch).
       expect(block.quantized?.layout).toBe(QuantizedRows.layoutOf(dimension));
-      expect(block.quantized!.rows.length).toBe(block.docs.ids.length * (QuantizedRows.bytesPerRow(dimension) - 8));
+      expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + QuantizedRows.bytesPerRow(dimension) - 8));
     }
 
     const result: Record<string, unknown[]> = {};
@@ -261,6 +262,7 @@ describe('index snapshot', () => {
     // A snapshot whose blocks carry no int8 copy (or one of another layout) still opens from the snapshot and quantises the rows itself.
     await rawSnapshot(db, (_, rows) => {
       rows[0]!.quantized = null;
+      rows[0]!.payload = rows[0]!.payload.slice(0, rows[0]!.docs.ids.length * dimension * 4);
       rows[1]!.quantized!.layout = 'int8-some-future-layout';
     });
     const requantised = await openOn(db, { ranking: COSINE_ONLY });
@@ -317,7 +319,9 @@ describe('index snapshot', () => {
 
     const damages: ((header: SnapshotHeader, blocks: SnapshotBlock[]) => void)[] = [
       (header) => (header.format = 1),
-      (_, blocks) => (blocks[1]!.vectors = blocks[1]!.vectors.subarray(1)),
+      (_, blocks) => (blocks[1]!.payload = blocks[1]!.payload.slice(0, 400)),
+      (_, blocks) => (blocks[0]!.payload = new Uint8Array(8) as never),
+      (_, blocks) => (blocks[1]!.quantized = null),
       (_, blocks) => (blocks[0]!.texts = blocks[0]!.texts.slice(1)),
       (_, blocks) => (blocks[1]!.docs.createdAt = new Float64Array(3)),
     ];
