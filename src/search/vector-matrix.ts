@@ -130,6 +130,7 @@ export class VectorMatrix {
       throw new RangeError(`${vectors.length} floats are not ${count} rows of ${this.dimension} dimensions`);
     }
     const first = this.ids.length;
+    this.ensureCapacity(first + count);
     for (let i = 0; i < count; i++) {
       const id = ids[i]!;
       if (this.rowOf.has(id)) {
@@ -138,7 +139,6 @@ export class VectorMatrix {
       }
       this.rowOf.set(id, first + i);
     }
-    this.ensureCapacity(first + count);
     const f = this.floats();
     const base = this.matrixOffset() / 4 + first * this.stride;
     if (this.stride === this.dimension) {
