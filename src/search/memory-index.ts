@@ -1,16 +1,19 @@
 import type { MemoryType } from '../schema/common.js';
 import { compileFilter, type DocFilter } from './filters.js';
+import type { DocColumnsReader } from './doc-columns.js';
+import { DocTable } from './doc-table.js';
 import type { IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
+import { PendingKeywords } from './pending-keywords.js';
 import { ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
-import { VectorMatrix } from './vector-matrix.js';
+import { VectorMatrix, type QuantizedRun } from './vector-matrix.js';
 
 /** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
 interface UserIndex {
   vectors: VectorMatrix;
   keywords: KeywordIndex;
   /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
-  pendingKeywords: { id: string; text: string }[];
+  pendingKeywords: PendingKeywords;
 }
 
 /** Told of every change to the index, so a persisted snapshot knows what to rewrite (store/index-snapshot.ts). */
@@ -24,6 +27,17 @@ export interface IndexEntry {
   doc: IndexDoc;
   text: string;
   vector: Float32Array;
+}
+
+/** Memories loaded together at open (one snapshot block): row i of each field is memory i. */
+export interface IndexBatch {
+  /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
+  docs: DocColumnsReader;
+  texts: readonly string[];
+  /** One vector per memory, end to end. */
+  vectors: Float32Array;
+  /** Their int8 copy as `quantizedRows` gave it, when it was kept (the matrix quantises them otherwise). */
+  quantized?: QuantizedRun;
 }
 
 export interface IndexHit {
@@ -41,10 +55,9 @@ export interface IndexHit {
  */
 export class MemoryIndex {
   readonly dimension: number;
-  private readonly docs = new Map<string, IndexDoc>();
+  /** Each memory's document and indexed text (the keyword postings are built from it, and the snapshot stores it). */
+  private readonly docs = new DocTable();
   private readonly users = new Map<string, UserIndex>();
-  /** Each memory's indexed text: the keyword postings are built from it, and the snapshot stores it. */
-  private readonly texts = new Map<string, string>();
   private observer: IndexObserver | undefined;
 
   constructor(dimension: number) {
@@ -68,29 +81,31 @@ export class MemoryIndex {
   }
 
   text(id: string): string | undefined {
-    return this.texts.get(id);
+    return this.docs.text(id);
   }
 
   vector(id: string): Float32Array | undefined {
-    const doc = this.docs.get(id);
-    return doc && this.users.get(doc.userId)?.vectors.vector(id);
+    const userId = this.docs.userIdOf(id);
+    return userId === undefined ? undefined : this.users.get(userId)?.vectors.vector(id);
   }
 
   /** Ids of one user's documents, optionally of one kind. */
   idsOf(userId: string, kind?: MemoryType | 'task'): string[] {
     const out: string[] = [];
-    for (const doc of this.docs.values()) if (doc.userId === userId && (!kind || doc.kind === kind)) out.push(doc.id);
+    for (const id of this.docs.ids()) {
+      if (this.docs.userIdOf(id) !== userId) continue;
+      if (!kind || this.docs.get(id)!.kind === kind) out.push(id);
+    }
     return out;
   }
 
   upsert(entry: IndexEntry): void {
-    const previous = this.docs.get(entry.doc.id);
-    if (previous && previous.userId !== entry.doc.userId) this.remove(entry.doc.id);
+    const previous = this.docs.userIdOf(entry.doc.id);
+    if (previous !== undefined && previous !== entry.doc.userId) this.remove(entry.doc.id);
     const user = this.userIndex(entry.doc.userId);
     user.vectors.upsert(entry.doc.id, entry.vector);
     this.keywordsOf(user).upsert(entry.doc.id, entry.text);
-    this.docs.set(entry.doc.id, entry.doc);
-    this.texts.set(entry.doc.id, entry.text);
+    this.docs.set(entry.doc, entry.text);
     this.observer?.changed(entry.doc.id);
   }
 
@@ -112,12 +127,85 @@ export class MemoryIndex {
       const user = this.userIndex(userId);
       for (const entry of list) {
         user.vectors.upsert(entry.doc.id, entry.vector);
-        this.docs.set(entry.doc.id, entry.doc);
-        this.texts.set(entry.doc.id, entry.text);
-        user.pendingKeywords.push({ id: entry.doc.id, text: entry.text });
+        this.docs.set(entry.doc, entry.text);
         this.observer?.changed(entry.doc.id);
       }
+      user.pendingKeywords.add(
+        list.map((entry) => entry.doc.id),
+        list.map((entry) => entry.text),
+      );
     }
+  }
+
+  /**
+   * Bulk load of a batch (at open, from the snapshot), as `load` but with
+   * each user's consecutive rows appended to its matrix in one copy, their
+   * int8 copy restored rather than recomputed, and their documents left in
+   * column form until they are read.
+   */
+  loadBatch(batch: IndexBatch): void {
+    const { docs, texts, vectors, quantized } = batch;
+    const d = this.dimension;
+    const ids = docs.ids;
+    const n = docs.size;
+    let start = 0;
+    let userId = n > 0 ? docs.userId(0) : '';
+    // Rows [start, end): consecutive rows of one user, none of them indexed before.
+    const appendRun = (end: number) => {
+      if (end === start) return;
+      const whole = start === 0 && end === n;
+      const run = quantized && {
+        layout: quantized.layout,
+        rows: quantized.rows.subarray((start * quantized.rows.length) / n, (end * quantized.rows.length) / n),
+        unbounded: whole ? quantized.unbounded : quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
+      };
+      const user = this.userIndex(userId);
+      user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
+      user.pendingKeywords.add(ids, texts, start, end);
+      start = end;
+    };
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      const rowUser = docs.userId(i);
+      if (rowUser !== userId) {
+        appendRun(i);
+        userId = rowUser;
+      }
+      if (this.docs.has(id)) {
+        // Already indexed (or earlier in this batch): the later row wins, as with `load`.
+        appendRun(i);
+        this.remove(id);
+      }
+      this.docs.addRow(docs, texts, i);
+      this.observer?.changed(id);
+    }
+    appendRun(n);
+  }
+
+  /** The int8 copy of `ids`' rows, in the form `loadBatch` takes back; undefined if the index keeps none or lacks an id. */
+  quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
+    if (ids.length === 0) return undefined;
+    // Each user's rows live in that user's matrix: copy runs of consecutive same-user ids, then join them.
+    const parts: QuantizedRun[] = [];
+    let start = 0;
+    while (start < ids.length) {
+      const userId = this.docs.userIdOf(ids[start]!);
+      if (userId === undefined) return undefined;
+      let end = start + 1;
+      while (end < ids.length && this.docs.userIdOf(ids[end]!) === userId) end++;
+      const part = this.users.get(userId)?.vectors.quantizedRows(ids.slice(start, end));
+      if (!part) return undefined;
+      parts.push({ ...part, unbounded: part.unbounded.map((i) => i + start) });
+      start = end;
+    }
+    if (parts.length === 1) return parts[0];
+    const rows = new Uint8Array(parts.reduce((n, part) => n + part.rows.length, 0));
+    let offset = 0;
+    for (const part of parts) {
+      rows.set(part.rows, offset);
+      offset += part.rows.length;
+    }
+    return { layout: parts[0]!.layout, rows, unbounded: parts.flatMap((part) => part.unbounded) };
   }
 
   /**
@@ -127,31 +215,27 @@ export class MemoryIndex {
   buildKeywords(budget = Infinity): boolean {
     let left = budget;
     for (const user of this.users.values()) {
-      if (user.pendingKeywords.length === 0) continue;
-      const slice = user.pendingKeywords.splice(0, Math.min(left, user.pendingKeywords.length));
-      user.keywords.upsertMany(slice);
-      left -= slice.length;
+      left -= user.pendingKeywords.drainInto(user.keywords, left);
       if (left <= 0) break;
     }
-    for (const user of this.users.values()) if (user.pendingKeywords.length > 0) return true;
+    for (const user of this.users.values()) if (user.pendingKeywords.size > 0) return true;
     return false;
   }
 
   /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
   updateDoc(doc: IndexDoc): void {
     if (!this.docs.has(doc.id)) return;
-    this.docs.set(doc.id, doc);
+    this.docs.setDoc(doc);
     this.observer?.changed(doc.id);
   }
 
   remove(id: string): boolean {
-    const doc = this.docs.get(id);
-    if (!doc) return false;
-    const user = this.users.get(doc.userId);
+    const userId = this.docs.userIdOf(id);
+    if (userId === undefined) return false;
+    const user = this.users.get(userId);
     user?.vectors.remove(id);
     if (user) this.keywordsOf(user).remove(id);
     this.docs.delete(id);
-    this.texts.delete(id);
     this.observer?.removed(id);
     return true;
   }
@@ -159,7 +243,6 @@ export class MemoryIndex {
   clear(): void {
     this.docs.clear();
     this.users.clear();
-    this.texts.clear();
     this.observer?.cleared();
   }
 
@@ -214,17 +297,14 @@ export class MemoryIndex {
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: [] };
+      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: new PendingKeywords() };
       this.users.set(userId, user);
     }
     return user;
   }
 
   private keywordsOf(user: UserIndex): KeywordIndex {
-    if (user.pendingKeywords.length > 0) {
-      user.keywords.upsertMany(user.pendingKeywords);
-      user.pendingKeywords = [];
-    }
+    user.pendingKeywords.drainInto(user.keywords);
     return user.keywords;
   }
 }

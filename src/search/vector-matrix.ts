@@ -17,6 +17,16 @@ export interface VectorMatrixOptions {
   quantize?: boolean;
 }
 
+/** Rows of a matrix's int8 copy (simd/quantized-rows.ts), as the index snapshot keeps them next to their f32 rows. */
+export interface QuantizedRun {
+  /** `QuantizedRows.layoutOf(dimension)` when the rows were copied out: rows of another layout are quantised again. */
+  layout: string;
+  /** The rows' codes and metadata, end to end. */
+  rows: Uint8Array;
+  /** Indexes (within the run) of rows the int8 copy cannot bound. */
+  unbounded: readonly number[];
+}
+
 /**
  * Exact nearest-neighbour search over one contiguous block of f32 rows.
  *
@@ -105,6 +115,65 @@ export class VectorMatrix {
       if (this.int8.write(row, vector)) this.unbounded.delete(id);
       else this.unbounded.add(id);
     }
+  }
+
+  /**
+   * Appends rows in bulk (opening an index): `vectors` holds one row per id,
+   * end to end, and `quantized` their int8 copy as `quantizedRows` gave it,
+   * if it was kept. Capacity grows once and the rows go in with a few block
+   * copies; rows whose int8 copy is missing or of another layout are
+   * quantised here, as `upsert` would. The ids must not be in the matrix yet.
+   */
+  append(ids: readonly string[], vectors: Float32Array, quantized?: QuantizedRun): void {
+    const count = ids.length;
+    if (vectors.length !== count * this.dimension) {
+      throw new RangeError(`${vectors.length} floats are not ${count} rows of ${this.dimension} dimensions`);
+    }
+    const first = this.ids.length;
+    this.ensureCapacity(first + count);
+    for (let i = 0; i < count; i++) {
+      const id = ids[i]!;
+      if (this.rowOf.has(id)) {
+        for (let j = 0; j < i; j++) this.rowOf.delete(ids[j]!);
+        throw new RangeError(`row "${id}" is already in the matrix`);
+      }
+      this.rowOf.set(id, first + i);
+    }
+    const f = this.floats();
+    const base = this.matrixOffset() / 4 + first * this.stride;
+    if (this.stride === this.dimension) {
+      f.set(vectors, base);
+    } else {
+      for (let i = 0; i < count; i++) {
+        const start = base + i * this.stride;
+        f.set(vectors.subarray(i * this.dimension, (i + 1) * this.dimension), start);
+        f.fill(0, start + this.dimension, start + this.stride);
+      }
+    }
+    for (const id of ids) this.ids.push(id);
+    if (!this.int8) return;
+    if (quantized && quantized.layout === QuantizedRows.layoutOf(this.dimension) && quantized.rows.length === count * this.int8.rowBytes) {
+      this.int8.writeRows(first, quantized.rows);
+      for (const i of quantized.unbounded) this.unbounded.add(ids[i]!);
+      return;
+    }
+    for (let i = 0; i < count; i++) {
+      if (!this.int8.write(first + i, vectors.subarray(i * this.dimension, (i + 1) * this.dimension))) this.unbounded.add(ids[i]!);
+    }
+  }
+
+  /** The int8 copy of `ids`' rows, in the form `append` takes back; undefined when the matrix keeps none (or lacks an id). */
+  quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
+    if (!this.int8) return undefined;
+    const rows = new Uint8Array(ids.length * this.int8.rowBytes);
+    const unbounded: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const row = this.rowOf.get(ids[i]!);
+      if (row === undefined) return undefined;
+      rows.set(this.int8.readRows(row, 1), i * this.int8.rowBytes);
+      if (this.unbounded.has(ids[i]!)) unbounded.push(i);
+    }
+    return { layout: QuantizedRows.layoutOf(this.dimension), rows, unbounded };
   }
 
   remove(id: string): boolean {

@@ -1,14 +1,17 @@
 import type { EngramDatabase } from './database.js';
-import type { IndexDoc } from '../search/index-doc.js';
-import type { IndexEntry, IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import type { IndexObserver, MemoryIndex } from '../search/memory-index.js';
 import { newId } from '../ids.js';
 import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
 import type { EmbedderStamp } from './records.js';
+import { decodeBlock, encodeBlock, type SnapshotBlock } from './snapshot-block.js';
+
+export type { SnapshotBlock } from './snapshot-block.js';
 
 /**
- * The persisted index snapshot: the in-memory index (documents, texts and
- * vectors) in blocks of a few thousand memories, so opening a large store
- * reads a few dozen IndexedDB values instead of two per memory.
+ * The persisted index snapshot: the in-memory index (documents, texts,
+ * vectors and their int8 copy) in blocks of a few thousand memories, so
+ * opening a large store reads a few dozen IndexedDB values instead of two per
+ * memory, and loads each with a few copies (see snapshot-block.ts).
  *
  * It is a cache. IndexedDB's records stay the source of truth; the snapshot
  * is used only when the store is still at the write mark it was saved at
@@ -18,8 +21,12 @@ import type { EmbedderStamp } from './records.js';
  * header, and only if no write committed since the state was captured.
  */
 
-/** Bump when the block layout changes: older snapshots are then ignored (and rebuilt). */
-const FORMAT = 1;
+/**
+ * Bump when the block layout changes: older snapshots are then ignored (and rebuilt).
+ * 2: documents column-wise, and the int8 copy of the vectors (snapshot-block.ts).
+ * 3: vectors and int8 rows in one Blob per block.
+ */
+const FORMAT = 3;
 /** Memories per block: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
 export const BLOCK_SIZE = 2048;
 const HEADER_KEY = 'header';
@@ -32,15 +39,6 @@ export interface SnapshotHeader {
   /** Each block's current row (rows are copy-on-write: a rewritten block gets a new key). */
   blocks: { block: number; key: string }[];
   count: number;
-}
-
-export interface SnapshotBlock {
-  key: string;
-  block: number;
-  docs: IndexDoc[];
-  texts: string[];
-  /** The blocks' vectors end to end, `docs.length × dimension` floats. */
-  vectors: Float32Array;
 }
 
 export type SnapshotRow = SnapshotHeader | SnapshotBlock;
@@ -125,15 +123,22 @@ export class SnapshotBlocks implements IndexObserver {
 }
 
 /**
- * Reads the snapshot if it matches the store's current write mark and the
- * embedder, in one read transaction (so mark and blocks are consistent).
- * Returns the mark either way: the engine's index is then at that mark.
+ * Loads the snapshot into `index` if it matches the store's current write
+ * mark and the embedder. Mark, header and blocks are read in one read
+ * transaction, so they are consistent; the blocks' payloads (Blobs, see
+ * snapshot-block.ts) are then read all at once and each block is loaded as
+ * soon as its bytes arrive, while the next ones are still being read.
+ * Returns the mark either way (the engine's index is then at that mark) and,
+ * when the snapshot was used, its block layout; when it was not (stale, or a
+ * block that does not fit together), the index may hold part of it and the
+ * caller rebuilds it from the records.
  */
-export async function readSnapshot(
+export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
-): Promise<{ mark: string; blocks: SnapshotBlock[] | null }> {
-  return db.transaction('r', [db.meta, db.snapshot], async () => {
+  index: MemoryIndex,
+): Promise<{ mark: string; blocks: { block: number; ids: string[] }[] | null }> {
+  const { mark, rows } = await db.transaction('r', [db.meta, db.snapshot], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
     const usable =
@@ -141,41 +146,25 @@ export async function readSnapshot(
       header.format === FORMAT &&
       header.mark === mark &&
       header.embedder.id === embedder.id &&
-      header.embedder.dimension === embedder.dimension;
-    if (!usable) return { mark, blocks: null };
-    const rows = (await db.snapshot.bulkGet(header.blocks.map((b) => b.key))) as (SnapshotBlock | undefined)[];
-    if (rows.some((row) => !row || row.vectors.length !== row.docs.length * embedder.dimension)) return { mark, blocks: null };
-    return { mark, blocks: rows as SnapshotBlock[] };
+      header.embedder.dimension === embedder.dimension &&
+      index.dimension === embedder.dimension;
+    if (!usable) return { mark, rows: null };
+    return { mark, rows: (await db.snapshot.bulkGet(header.blocks.map((b) => b.key))) as (SnapshotBlock | undefined)[] };
   });
-}
-
-/** The index entries of snapshot blocks (vectors are views into the blocks' arrays, copied by the index). */
-export function entriesOf(blocks: SnapshotBlock[], dimension: number): IndexEntry[] {
-  const entries: IndexEntry[] = [];
-  for (const block of blocks) {
-    block.docs.forEach((doc, i) => {
-      entries.push({ doc, text: block.texts[i]!, vector: block.vectors.subarray(i * dimension, (i + 1) * dimension) });
-    });
+  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return { mark, blocks: null };
+  const payloads = (rows as SnapshotBlock[]).map((row) => row.payload.arrayBuffer());
+  // Reads left unawaited once a block is refused must not surface as unhandled rejections.
+  for (const payload of payloads) payload.catch(() => undefined);
+  const blocks: { block: number; ids: string[] }[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const payload = await payloads[i]!.catch(() => null);
+    const batch = payload && decodeBlock(row, payload, embedder.dimension);
+    if (!batch) return { mark, blocks: null };
+    index.loadBatch(batch);
+    blocks.push({ block: row.block, ids: row.docs.ids });
   }
-  return entries;
-}
-
-/** One block's row, read from the index now; null if one of its memories is no longer indexed. */
-function blockRow(index: MemoryIndex, ids: string[], dimension: number, block: number, key: string): SnapshotBlock | null {
-  const vectors = new Float32Array(ids.length * dimension);
-  const docs: IndexDoc[] = [];
-  const texts: string[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    const vector = index.vector(id);
-    const doc = index.doc(id);
-    const text = index.text(id);
-    if (!vector || !doc || text === undefined) return null;
-    vectors.set(vector, i * dimension);
-    docs.push(doc);
-    texts.push(text);
-  }
-  return { key, block, docs, texts, vectors };
+  return { mark, blocks };
 }
 
 /** Blocks per write transaction while saving: small transactions let queries run between them. */
@@ -211,7 +200,7 @@ export async function saveSnapshot(
   let saved = false;
   try {
     for (let i = 0; i < taken.length; i += BLOCKS_PER_WRITE) {
-      const rows = taken.slice(i, i + BLOCKS_PER_WRITE).map(({ block, ids }) => blockRow(index, ids, embedder.dimension, block, keyOfBlock(block)));
+      const rows = taken.slice(i, i + BLOCKS_PER_WRITE).map(({ block, ids }) => encodeBlock(index, ids, block, keyOfBlock(block)));
       if (rows.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
       await db.snapshot.bulkPut(rows as SnapshotBlock[]);
     }

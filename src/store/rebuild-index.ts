@@ -5,7 +5,7 @@ import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import { indexDocOf } from '../search/index-doc.js';
 import type { IndexEntry } from '../search/memory-index.js';
-import { entriesOf, readSnapshot, type SnapshotBlocks } from './index-snapshot.js';
+import { loadSnapshot, type SnapshotBlocks } from './index-snapshot.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from './records.js';
 import { putVectors, vectorAt } from './vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
@@ -34,13 +34,12 @@ export async function rebuildIndex(
 
   onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
   if (sameSpace && snapshots) {
-    const { mark, blocks } = await readSnapshot(db, space);
+    // Loaded unobserved, then the block layout is restored as saved: nothing is dirty.
+    ctx.index.observe(undefined);
+    ctx.index.clear();
+    const { mark, blocks } = await loadSnapshot(db, space, ctx.index);
     if (blocks) {
-      // Loaded unobserved, then the block layout is restored as saved: nothing is dirty.
-      ctx.index.observe(undefined);
-      ctx.index.clear();
-      ctx.index.load(entriesOf(blocks, embedder.dimension));
-      snapshots.restore(blocks.map((b) => ({ block: b.block, ids: b.docs.map((d) => d.id) })));
+      snapshots.restore(blocks);
       ctx.index.observe(snapshots);
       db.writeMark.reset(mark);
       onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { saveSnapshot, SnapshotBlocks } from '../../src/store/index-snapshot.js';
+import { saveSnapshot, SnapshotBlocks, type SnapshotBlock, type SnapshotHeader } from '../../src/store/index-snapshot.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
+import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 
 /**
@@ -57,6 +58,70 @@ async function seed(memory: Memory, count: number): Promise<void> {
     })),
   );
   await memory.episodes.add({ userId: 'ana', goal: 'plan a trip to Kyoto', outcome: 'booked a ryokan', lessons: 'book early' });
+}
+
+/** Relevance is the cosine alone, so scores can be compared to the last bit (no recency drift between opens). */
+const COSINE_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };
+
+/** Full-precision recall results for every query and both users, with optional recall options. */
+async function exactAnswers(memory: Memory, options: Record<string, unknown> = {}, k = 10): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const userId of ['ana', 'ben']) {
+    for (const query of QUERIES) {
+      const hits = await memory.recall(query, { userId, k, touch: false, ...options });
+      out.push(hits.map((h) => [h.memory.id, h.score]));
+    }
+  }
+  return out;
+}
+
+/** Facts and episodes with every kind of field a filter can read: categories, metadata, sessions, tags, participants, archived state. */
+async function seedVaried(memory: Memory, count: number): Promise<void> {
+  const categories = ['profile', 'preference', 'goal', 'relationship', 'skill', 'other'] as const;
+  await memory.facts.addMany(
+    Array.from({ length: count }, (_, i) => ({
+      id: `f${i}`,
+      userId: i % 3 === 0 ? 'ben' : 'ana',
+      text: `${TOPICS[i % TOPICS.length]} (note ${i})`,
+      importance: (i % 10) / 10,
+      tags: i % 4 === 0 ? ['food'] : i % 4 === 1 ? ['travel', 'food'] : [],
+      category: categories[i % categories.length],
+      sessionId: i % 5 === 0 ? `s${i % 15}` : null,
+      metadata: i % 7 === 0 ? { mood: i % 2 ? 'happy' : 'calm', score: i % 11, nested: { deep: [i % 3] } } : {},
+      createdAt: 1_700_000_000_000 + i * 60_000,
+    })),
+  );
+  for (let i = 0; i < 40; i++) {
+    await memory.episodes.add({
+      id: `e${i}`,
+      userId: i % 2 ? 'ana' : 'ben',
+      goal: `${TOPICS[i % TOPICS.length]}: episode ${i}`,
+      outcome: 'done',
+      participants: i % 3 ? ['ana', 'carl'] : ['ben'],
+      toolsUsed: i % 4 ? ['search'] : [],
+      outcomeStatus: i % 5 ? 'success' : 'failure',
+      tags: i % 2 ? ['trip'] : [],
+      metadata: { project: i % 3 ? 'kyoto' : 'osaka' },
+      state: i % 6 === 0 ? 'archived' : 'active',
+    });
+  }
+}
+
+/** The raw snapshot rows, through a second connection while no memory has the database open. */
+async function rawSnapshot(db: Partial<MemoryOptions>, change?: (header: SnapshotHeader, blocks: SnapshotBlock[]) => void): Promise<{ header: SnapshotHeader; blocks: SnapshotBlock[] }> {
+  const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+  try {
+    const header = (await raw.snapshot.get('header')) as SnapshotHeader;
+    const blocks = (await raw.snapshot.bulkGet(header.blocks.map((b) => b.key))) as SnapshotBlock[];
+    if (change) {
+      change(header, blocks);
+      // The snapshot table is no indexed table: rewriting it leaves the write mark where it was.
+      await raw.snapshot.bulkPut([header, ...blocks]);
+    }
+    return { header, blocks };
+  } finally {
+    raw.close();
+  }
 }
 
 describe('index snapshot', () => {
@@ -165,6 +230,113 @@ describe('index snapshot', () => {
     await seed(first, 50);
     await closeIt(first);
     expect((await (await openOn(db)).info()).openedFrom).toBe('records');
+  });
+
+  it('keeps the int8 copy next to the vectors: restored, it gives the same ids and bit-identical scores as one recomputed from the records', async () => {
+    const db = database();
+    const first = await openOn(db, { ranking: COSINE_ONLY });
+    await seedVaried(first, 4500);
+    await closeIt(first);
+
+    const { header, blocks } = await rawSnapshot(db);
+    expect(header.blocks.length).toBe(3);
+    const dimension = header.embedder.dimension;
+    for (const block of blocks) {
+      // The payload holds the vectors, then the int8 rows (codes and metadata: bytesPerRow less its 8 bytes of scratch).
+      expect(block.quantized?.layout).toBe(QuantizedRows.layoutOf(dimension));
+      expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + QuantizedRows.bytesPerRow(dimension) - 8));
+    }
+
+    const result: Record<string, unknown[]> = {};
+    for (const [name, options] of [
+      ['snapshot', {}],
+      ['records', { indexSnapshot: false }],
+    ] as const) {
+      const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
+      expect((await memory.info()).openedFrom).toBe(name);
+      result[name] = [...(await exactAnswers(memory)), ...(await exactAnswers(memory, {}, 60))];
+      await closeIt(memory);
+    }
+    expect(result.snapshot).toEqual(result.records);
+
+    // A snapshot whose blocks carry no int8 copy (or one of another layout) still opens from the snapshot and quantises the rows itself.
+    await rawSnapshot(db, (_, rows) => {
+      rows[0]!.quantized = null;
+      rows[0]!.payload = rows[0]!.payload.slice(0, rows[0]!.docs.ids.length * dimension * 4);
+      rows[1]!.quantized!.layout = 'int8-some-future-layout';
+    });
+    const requantised = await openOn(db, { ranking: COSINE_ONLY });
+    expect((await requantised.info()).openedFrom).toBe('snapshot');
+    expect([...(await exactAnswers(requantised)), ...(await exactAnswers(requantised, {}, 60))]).toEqual(result.records);
+  });
+
+  it('filters, tags, types, time ranges and fields match after a snapshot open exactly as after a records open', async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seedVaried(first, 2500);
+    await closeIt(first);
+
+    const filters: Record<string, unknown>[] = [
+      { tags: ['food'] },
+      { tags: ['travel', 'trip'] },
+      { types: ['episode'] },
+      { types: ['episode'], includeArchived: true },
+      { since: 1_700_000_000_000 + 500 * 60_000, until: 1_700_000_000_000 + 1500 * 60_000 },
+      { filter: { category: 'preference' } },
+      { filter: { category: ['goal', 'skill'], source: 'manual' } },
+      { filter: { sessionId: 's5' } },
+      { filter: { mood: 'happy' } },
+      { filter: { score: 3 } },
+      { filter: { participants: 'carl' }, includeArchived: true },
+      { filter: { project: 'kyoto', outcomeStatus: 'failure' } },
+      { filter: { project: 'osaka' }, includeArchived: true },
+      { filter: { state: 'archived' }, includeArchived: true },
+    ];
+    const result: Record<string, unknown[]> = {};
+    for (const [name, options] of [
+      ['snapshot', {}],
+      ['records', { indexSnapshot: false }],
+    ] as const) {
+      const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
+      expect((await memory.info()).openedFrom).toBe(name);
+      result[name] = [];
+      for (const filter of filters) result[name].push(await exactAnswers(memory, filter, 20));
+      await closeIt(memory);
+    }
+    expect(result.snapshot).toEqual(result.records);
+    // The filters did select something (and not everything).
+    const counts = (result.records as unknown[][][]).map((perQuery) => perQuery.reduce((n, hits) => n + hits.length, 0));
+    expect(counts.map((n, i) => (n > 0 ? 'some' : filters[i]))).toEqual(filters.map(() => 'some'));
+  });
+
+  it('a snapshot of an older format, or with a block that does not fit together, is ignored: the open reads the records and saves a new one', async () => {
+    const db = database();
+    const first = await openOn(db, { ranking: COSINE_ONLY });
+    await seedVaried(first, 2500);
+    const { indexed } = await first.info();
+    const want = await exactAnswers(first);
+    await closeIt(first);
+
+    const damages: ((header: SnapshotHeader, blocks: SnapshotBlock[]) => void)[] = [
+      (header) => (header.format = 1),
+      (_, blocks) => (blocks[1]!.payload = blocks[1]!.payload.slice(0, 400)),
+      (_, blocks) => (blocks[0]!.payload = new Uint8Array(8) as never),
+      (_, blocks) => (blocks[1]!.quantized = null),
+      (_, blocks) => (blocks[0]!.texts = blocks[0]!.texts.slice(1)),
+      (_, blocks) => (blocks[1]!.docs.createdAt = new Float64Array(3)),
+    ];
+    for (const damage of damages) {
+      await rawSnapshot(db, damage);
+      const memory = await openOn(db, { ranking: COSINE_ONLY });
+      expect(await memory.info()).toMatchObject({ openedFrom: 'records', indexed });
+      expect(await exactAnswers(memory)).toEqual(want);
+      await closeIt(memory);
+      // Closing saved a fresh snapshot, which the next open uses.
+      const again = await openOn(db, { ranking: COSINE_ONLY });
+      expect(await again.info()).toMatchObject({ openedFrom: 'snapshot', indexed });
+      expect(await exactAnswers(again)).toEqual(want);
+      await closeIt(again);
+    }
   });
 
   it('rejects a bad option with a typed error', async () => {

@@ -55,9 +55,21 @@ import { createI8Kernel, type I8Kernel } from './i8-kernel.js';
 export class QuantizedRows {
   /** Codes per row: the dimension rounded up to a multiple of 16 (the kernel's step). */
   readonly stride: number;
-  private readonly rowBytes: number;
+  /** Bytes of one stored row: its codes, then its metadata (scale, N, E, padding). */
+  readonly rowBytes: number;
   private readonly kernel: I8Kernel;
   private capacity: number;
+
+  /**
+   * Names the stored rows' encoding (quantisation rule and row layout). Rows
+   * copied out with `readRows` are valid input to `writeRows` only under the
+   * same layout: the index snapshot persists them with this name and
+   * recomputes them when it differs. Change the version when `quantize` or
+   * the row layout changes.
+   */
+  static layoutOf(dimension: number): string {
+    return `int8-rowscale-v1/${strideFor(dimension)}+16`;
+  }
 
   /** Whether a dimension can be quantised (the kernel's i32 dot product cannot overflow). */
   static supports(dimension: number): boolean {
@@ -103,6 +115,22 @@ export class QuantizedRows {
     const q = quantize(vector, new Int8Array(buffer, start, this.stride));
     meta.set(q ? [q.scale, roundUp(q.norm), roundUp(q.residual)] : [0, 0, 0, 0]);
     return q !== undefined;
+  }
+
+  /** A copy of `count` rows from `row` (codes and metadata, `count × rowBytes` bytes), see `layoutOf`. */
+  readRows(row: number, count: number): Uint8Array {
+    const start = this.rowsOffset() + row * this.rowBytes;
+    return new Uint8Array(this.kernel.buffer()).slice(start, start + count * this.rowBytes);
+  }
+
+  /**
+   * Stores rows copied out by `readRows` (under the same `layoutOf`) from
+   * `row` on: one copy instead of quantising each vector again.
+   */
+  writeRows(row: number, rows: Uint8Array): void {
+    if (rows.length % this.rowBytes !== 0) throw new RangeError(`${rows.length} bytes are not whole rows of ${this.rowBytes}`);
+    if (row + rows.length / this.rowBytes > this.capacity) throw new RangeError(`rows ${row}+${rows.length / this.rowBytes} exceed the capacity ${this.capacity}`);
+    new Uint8Array(this.kernel.buffer()).set(rows, this.rowsOffset() + row * this.rowBytes);
   }
 
   /** Copies row `from` over row `to` (the matrix moved its last row into a hole). */

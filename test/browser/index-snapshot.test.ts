@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { Memory, RankingOptions } from '../../src/index.js';
+import { useDemoInChromium } from '../support/demo-in-chromium.js';
+import { watchPage } from '../support/browser.js';
+import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-memory-page.js';
+
+/**
+ * The index snapshot in Chromium's own IndexedDB, through the worker: its
+ * blocks keep the vectors and their int8 copy in a Blob and the documents
+ * column-wise (src/store/snapshot-block.ts), which fake-indexeddb only
+ * imitates. An open from the snapshot must answer exactly as an open that
+ * reads every record.
+ */
+const demo = useDemoInChromium();
+
+/** Relevance is the cosine alone, so scores compare to the last bit. */
+const COSINE_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };
+const TOPICS = ['likes sushi and ramen', 'went hiking in the Alps', 'the project deadline moved to Friday', 'plays the guitar', 'adopted a cat named Miso'];
+const QUERIES: { query: string; options: Record<string, unknown> }[] = [
+  { query: 'what does she like to eat', options: {} },
+  { query: 'hiking in the mountains', options: { k: 40 } },
+  { query: 'music and guitars', options: { tags: ['food'] } },
+  { query: 'the project deadline', options: { filter: { category: ['goal', 'relationship'] } } },
+  { query: 'a cat', options: { filter: { mood: 'calm' } } },
+  { query: 'sushi', options: { since: 1_700_000_000_000 + 1_000 * 60_000 } },
+];
+
+describe('index snapshot in Chromium', () => {
+  it('a snapshot open answers exactly as a records open: same ids, bit-identical scores, same filter matches', async () => {
+    const context = await demo.browser.newContext();
+    const page = await openDemoTab(context, demo.url);
+    const watch = watchPage(page);
+    const name = `snapshot-${Date.now()}`;
+
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    await withTestMemory(
+      page,
+      async (memory, { topics }) => {
+        const categories = ['profile', 'preference', 'goal', 'relationship', 'skill', 'other'] as const;
+        await memory.facts.addMany(
+          Array.from({ length: 4500 }, (_, i) => ({
+            id: `f${i}`,
+            userId: i % 3 === 0 ? 'ben' : 'ana',
+            text: `${topics[i % topics.length]} (note ${i})`,
+            tags: i % 4 === 0 ? ['food'] : [],
+            category: categories[i % categories.length],
+            metadata: i % 7 === 0 ? { mood: i % 2 ? 'happy' : 'calm' } : {},
+            createdAt: 1_700_000_000_000 + i * 60_000,
+          })),
+          { returnRecords: false },
+        );
+        await memory.close();
+      },
+      { topics: TOPICS },
+    );
+
+    const answers: Record<string, unknown> = {};
+    for (const [mode, indexSnapshot] of [
+      ['snapshot', undefined],
+      ['records', false],
+    ] as const) {
+      await openTestMemory(page, { name, ranking: COSINE_ONLY, ...(indexSnapshot === false ? { indexSnapshot } : {}) });
+      answers[mode] = await withTestMemory(
+        page,
+        async (memory: Memory, { queries }) => {
+          const out: unknown[] = [(await memory.info()).openedFrom, (await memory.info()).indexed];
+          for (const userId of ['ana', 'ben']) {
+            for (const { query, options } of queries) {
+              const hits = await memory.recall(query, { userId, k: 10, touch: false, ...options });
+              out.push(hits.map((h) => [h.memory.id, h.score]));
+            }
+          }
+          await memory.close();
+          return out;
+        },
+        { queries: QUERIES },
+      );
+    }
+    const [snapshotFrom, snapshotCount, ...fromSnapshot] = answers.snapshot as unknown[];
+    const [recordsFrom, recordsCount, ...fromRecords] = answers.records as unknown[];
+    expect([snapshotFrom, recordsFrom]).toEqual(['snapshot', 'records']);
+    expect(snapshotCount).toBe(4500);
+    expect(recordsCount).toBe(4500);
+    expect(fromSnapshot).toEqual(fromRecords);
+    expect((fromRecords as unknown[][]).every((hits) => hits.length > 0)).toBe(true);
+    expect(watch.errors).toEqual([]);
+    await context.close();
+  });
+});

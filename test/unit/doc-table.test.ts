@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { encodeDocs, readColumns, type DocColumnsReader } from '../../src/search/doc-columns.js';
+import { DocTable } from '../../src/search/doc-table.js';
+import type { IndexDoc } from '../../src/search/index-doc.js';
+import { MemoryIndex } from '../../src/search/memory-index.js';
+import { resolveRanking } from '../../src/search/ranking.js';
+import { rng } from '../../bench/synthetic.js';
+
+/**
+ * Documents loaded in a batch (a snapshot block) stay in column form until
+ * read (src/search/doc-table.ts); the index must behave exactly as if they had
+ * been loaded as objects, through reads, updates, removals and reloads.
+ */
+
+function doc(id: string, userId: string, extra: Partial<IndexDoc> = {}): IndexDoc {
+  return { id, userId, kind: 'fact', createdAt: 1000, touchedAt: 2000, tags: [], importance: 0.5, pinned: false, archived: false, fields: { category: 'other' }, ...extra };
+}
+
+function columns(docs: IndexDoc[]): DocColumnsReader {
+  return readColumns(structuredClone(encodeDocs(docs)))!;
+}
+
+function unit(d: number, random: () => number): Float32Array {
+  const v = Float32Array.from({ length: d }, () => random() * 2 - 1);
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  return v.map((x) => x / Math.sqrt(sum));
+}
+
+describe('DocTable', () => {
+  it('builds a loaded document once, on first read, and answers user and text without building it', () => {
+    const docs = [doc('a', 'ana', { tags: ['x'] }), doc('b', 'ben')];
+    const table = new DocTable();
+    const reader = columns(docs);
+    let built = 0;
+    const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
+    table.addRow(counting, ['text a', 'text b'], 0);
+    table.addRow(counting, ['text a', 'text b'], 1);
+    expect(table.size).toBe(2);
+    expect(table.userIdOf('b')).toBe('ben');
+    expect(table.text('b')).toBe('text b');
+    expect(built).toBe(0);
+    expect(table.get('a')).toEqual(docs[0]);
+    expect(table.get('a')).toBe(table.get('a'));
+    expect(built).toBe(1);
+  });
+
+  it('replacing a loaded document keeps its text; set, delete and clear behave as a map', () => {
+    const table = new DocTable();
+    const reader = columns([doc('a', 'ana'), doc('b', 'ana')]);
+    table.addRow(reader, ['text a', 'text b'], 0);
+    table.addRow(reader, ['text a', 'text b'], 1);
+    table.setDoc({ ...doc('a', 'ana'), pinned: true });
+    expect(table.get('a')!.pinned).toBe(true);
+    expect(table.text('a')).toBe('text a');
+    table.setDoc(doc('nobody', 'ana'));
+    expect(table.has('nobody')).toBe(false);
+    table.set(doc('b', 'ben'), 'new text');
+    expect(table.userIdOf('b')).toBe('ben');
+    expect(table.text('b')).toBe('new text');
+    table.delete('a');
+    expect([table.has('a'), table.get('a'), table.text('a'), table.userIdOf('a')]).toEqual([false, undefined, undefined, undefined]);
+    expect([...table.ids()]).toEqual(['b']);
+    table.clear();
+    expect(table.size).toBe(0);
+  });
+});
+
+describe('MemoryIndex.loadBatch', () => {
+  it('answers searches, filters and later writes exactly as load() of the same memories', () => {
+    const d = 16;
+    const random = rng(11);
+    const users = ['ana', 'ben', 'ana', 'ana', 'ben'];
+    const docs = Array.from({ length: 300 }, (_, i) =>
+      doc(`m${i}`, users[Math.floor(i / 7) % users.length]!, { tags: i % 3 ? [] : ['t'], importance: (i % 10) / 10, createdAt: i, fields: { n: i % 4 } }),
+    );
+    const texts = docs.map((x, i) => `memory ${i} about ${i % 2 ? 'tea' : 'coffee'}`);
+    const vectors = docs.map(() => unit(d, random));
+    const flat = new Float32Array(docs.length * d);
+    vectors.forEach((v, i) => flat.set(v, i * d));
+
+    const viaLoad = new MemoryIndex(d);
+    viaLoad.load(docs.map((x, i) => ({ doc: x, text: texts[i]!, vector: vectors[i]! })));
+    const viaBatch = new MemoryIndex(d);
+    // Two batches, the second repeating an id of the first (the later row wins, as with load()).
+    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), texts: texts.slice(0, 200), vectors: flat.subarray(0, 200 * d) });
+    const again = { ...docs[5]!, userId: 'ben', fields: { n: 99 } };
+    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), texts: [...texts.slice(200), 'replaced'], vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
+    viaLoad.upsert({ doc: again, text: 'replaced', vector: vectors[6]! });
+
+    const ranking = resolveRanking();
+    const compare = () => {
+      expect(viaBatch.size).toBe(viaLoad.size);
+      for (const userId of ['ana', 'ben']) {
+        for (const options of [{}, { tags: ['t'] }, { filter: { n: [1, 99] } }, { since: 50, until: 250 }]) {
+          const q = unit(d, random);
+          const search = (index: MemoryIndex) => index.search(userId, { vector: q, text: 'coffee' }, { k: 15, ranking, now: 5000, ...options });
+          expect(search(viaBatch)).toEqual(search(viaLoad));
+        }
+      }
+    };
+    compare();
+    expect(viaBatch.doc('m5')).toEqual(again);
+    expect(viaBatch.text('m5')).toBe('replaced');
+    // Writes after the load: an update of a document still in column form, a removal, a new text.
+    for (const index of [viaBatch, viaLoad]) {
+      index.updateDoc({ ...index.doc('m10')!, pinned: true });
+      index.remove('m11');
+      index.upsert({ doc: docs[12]!, text: 'now about tea', vector: vectors[13]! });
+    }
+    compare();
+    expect(viaBatch.text('m10')).toBe(texts[10]);
+  });
+});
