@@ -1,37 +1,41 @@
 /**
  * The analysis that goes with the figures: why engram is slower where it is,
- * and what would fix it. Written from measured runs (bench/results/) and a
- * CPU profile of engram in Chromium; update it when the figures change.
+ * and what would fix it. Written from measured runs (bench/results/), stage
+ * timings taken inside the worker, and raw IndexedDB experiments in the same
+ * Chromium; update it when the figures change (bench/browser/render.ts
+ * re-renders a results file from its JSON).
  */
 export const WHY_SLOWER: Record<string, string> = {
   insert:
-    'Chromium charges IndexedDB per record, and engram writes two rows per memory (the fact, with its indexes, and its vector row). ' +
-    'A profile of 10,000-fact batches in the worker (2,000 per call since the pre-embedded path): fact put() 2.0–2.5 s and vector put() 1.5–2.0 s per 10k, everything else (validation, the existing-id check, the in-memory index, cloning) a few hundred ms; a raw IndexedDB test with the same row shapes costs the same CPU per item, so Dexie adds almost nothing. ' +
-    'Measured layouts (engram end to end, 30k items): today 2,467/s; vector inside the fact row 3,647/s; one vector row per batch (a block) 4,205/s; blocks and 2 instead of 6 fact indexes 4,537/s. ' +
-    'The peers that beat it write one value (brute force: one Float32Array; Voy, Orama: one serialised snapshot) or keep everything in memory until that snapshot.',
+    'engram keeps every fact as its own IndexedDB row (so each one can be listed through an index, updated, deleted and forgotten on its own, and the store stays the source of truth), with the vectors beside them in blocks of up to 256 memories. ' +
+    'Chromium charges IndexedDB mostly per request: timed inside the worker, 100k facts cost about 12.8 s in their transactions, 2.0 s updating the in-memory index, 0.4 s building the records and under 0.5 s in validation and cloning on the page. ' +
+    'A raw IndexedDB test in the same browser writes fact-shaped rows with one index at about 9,600/s and tiny rows at about 16,500/s, so a row per memory bounds any design that keeps one. ' +
+    'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change.',
   p50:
-    'Per query engram does more than a scan: page → worker call (about 0.3 ms, `rpcRoundTripMs`), a hop back to the page for the query vector (an artefact of handing it vectors through a lookup Embedder; the real model runs in the worker), ' +
-    'the exact scan (int8 copy of every row in WebAssembly SIMD, then an f32 re-rank of the rows whose bound can still win: about 2.4 ms at 100k × 128-d and 5.3 ms at 384-d in `npm run bench:scan --chromium`), and then reading the hit records from IndexedDB and cloning them back. ' +
-    'The main-thread peers return ids from memory. The IndexedDB read is the largest fixed cost left.',
+    'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (an int8 copy of every row in WebAssembly SIMD, then an f32 re-rank of the rows whose bound can still win), ' +
+    'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only.',
   p95:
-    'Same path as p50; the tail is the IndexedDB read, worker scheduling on a shared 2-core machine, and the index snapshot being saved in the background (a few blocks per transaction) after the insert.',
-  hybrid: 'As for vector queries: Orama answers from its in-memory index; engram reads the hit records from IndexedDB in the worker and clones them to the page.',
+    'Same path as p50; the tail is the IndexedDB read and worker scheduling on a shared 2-core machine.',
+  hybrid:
+    'As for vector queries: Orama answers from its in-memory index on the main thread; engram also scores BM25 over its keyword postings and reads the hit records from IndexedDB in the worker.',
   recall: 'engram is exact (recall@10 = 1.000 throughout); only an approximate index can lose here.',
   cold:
-    'engram opens from its index snapshot (blocks of 2,048 memories: documents, texts and vectors), so a 100k store is about 50 IndexedDB values, not 200,000 records; the keyword postings are built after the first answer. ' +
-    'What is left is deserialising 100,000 document objects, copying every vector into the matrix and quantising it to int8 (measured in Node: about 0.6 s of the load at 100k × 128-d, a third of it the int8 copy), and at 384-d reading three times the bytes. ' +
-    'The brute-force peer reads one Float32Array and has no documents, filters or keyword index to restore.',
+    'engram reopens from its index snapshot: per block of 2,048 memories, the documents column-wise and the texts as one stored value, and the f32 rows with their int8 copy as one Blob, loaded block by block as they arrive. ' +
+    'Timed inside the worker at 100k (128-d / 384-d): navigation to createMemory ~90 ms, worker start ~50 ms, documents and texts ~45 ms, waiting for the vector Blobs 90 / 165 ms, index load 120 / 180 ms (of which the f32 copy 30 / 70 ms, mostly first-touching new memory, and the id maps ~80 ms), first query ~40 ms. ' +
+    'The brute-force peer reads one Float32Array on the page: no worker, no int8 copy, no documents, texts, filters or keyword index to restore.',
   memory:
-    'The worker holds the matrix (f32 rows padded to a multiple of 8 floats, plus an int8 copy, capacity doubled), an IndexDoc and the text of each memory (for filters, ranking and the snapshot), the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
-    'Read these memory figures with care: they are deltas of `measureUserAgentSpecificMemory` before and after, a GC in between can make a delta 0 (clamped), and the matrix in WebAssembly memory may not be attributed to the worker; a per-system heap snapshot would be the honest next measurement.',
+    'The worker holds the matrix (f32 rows padded to a multiple of 8 floats, plus the int8 copy), the documents (column-wise as loaded, or objects for memories written since), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
+    'Read these memory figures with care: they are deltas of `measureUserAgentSpecificMemory` before and after, a GC in between can make a delta 0 (clamped), and WebAssembly memory may not be attributed to the worker; a per-system heap snapshot would be the honest next measurement.',
 };
 
 export const CLOSING_NOTE = [
-  'engram is exact everywhere (recall@10 = 1.000) and keeps the main thread free during queries. Done since the first run: the int8 scan with an exact f32 re-rank, the persisted index snapshot (cold start at 100k × 128-d 10.9 s → 1.8 s), vector-only ranking skipping BM25, pre-embedded `facts.addMany` with ids-only results in 2,000-item calls (no page task over 50 ms at 128-d). What is still missing, in order of expected gain:',
+  'engram is exact everywhere (recall@10 = 1.000) and keeps the main thread free in every phase. Since the first run (browser-2026-11-23-run1.md): the int8 scan with an exact f32 re-rank; the persisted index snapshot, now with documents column-wise and the int8 rows saved with the f32 rows in one Blob per block (cold start at 100k × 384-d 9.75 s → about 0.7 s); vectors stored in blocks of 256 and facts without the indexes no query used (insert at 100k about 1,600–2,100/s → about 8,000/s); `recall(text, { embedding })`, so the benchmark hands engram its query vectors as it hands them to the peers; a cosine-only ranking searches a pool of k.',
   '',
-  '1. **Insert ≥ 5,000/s**: store vectors in per-batch blocks instead of one row per memory, and drop fact indexes no query uses (measured 4,537/s together in engram, ~5,500/s as raw IndexedDB). Needs a Dexie migration and a block-aware delete/update path.',
-  '2. **Query p95 ≤ 10 ms**: a record cache in the worker for recall hits, invalidated by the write mark and the cross-tab signal, so a query does not wait on IndexedDB; and `recall` taking a pre-computed query embedding (no hop to the page).',
-  '3. **Cold start ≤ 1.5 s**: store the documents column-wise in the snapshot (typed arrays instead of 100,000 objects), and the int8 codes with the vectors, so open is a few typed-array copies.',
+  'What would close the remaining gaps to the peers, in order of expected gain:',
   '',
-  'Peers that could not finish at 100k in the full run: Orama\'s JSON snapshot exceeded V8\'s maximum string length (fixed after that run: the snapshot is now stored as a structured-cloned object, checked at 1k); Voy lost its snapshot at 100k × 128-d and threw `unwrap_throw` at 100k × 384-d (not investigated); hnswlib-wasm was skipped by the insert budget (efConstruction 100, 20 s at 10k), and its recall on random vectors falls to 0.73 / 0.53 at 10k with efSearch 100.',
+  '1. **Query p50 at every size**: a record cache in the worker, so a recall whose hits are cached skips the IndexedDB read (about 1–1.5 ms of a 2–4 ms p50). It must never serve a stale record: invalidated by a Dexie DBCore middleware on every mutation of facts and episodes (the way the write mark is kept), cleared on any range delete, updated by the cross-tab change signal, and filled from a read only if nothing was invalidated while it ran.',
+  '2. **Durable insert against one-value peers**: a write-ahead segment (a batch as one row, moved into per-memory rows in the background) would make an acknowledged bulk insert one put per batch; reads would have to merge the pending segments, and the background move costs the same puts later, so it pays only for bursty loads.',
+  '3. **Cold start**: the documents and texts could join the Blob (about 30 ms), the task index and the job queue could load while the snapshot is read (about 10 ms), and on machines with more cores a second worker reading the Blobs measured about 70 ms faster at 384-d.',
+  '',
+  'Peers that could not finish at some size are listed in the table with the reason (the insert budget, BENCH_INSERT_BUDGET_S, or an error).',
 ].join('\n');

@@ -2,7 +2,7 @@
  * Re-renders a results file's Markdown from its JSON (after editing the
  * analysis in findings.ts), without running the benchmark again:
  *
- *   npx tsx bench/browser/render.ts bench/results/browser-2026-11-23.json
+ *   npx tsx bench/browser/render.ts bench/results/browser-2026-11-23-run3.json
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderReport, type RunMeta, type RunRecord } from './report.js';

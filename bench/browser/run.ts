@@ -12,7 +12,9 @@
  * BENCH_QUERIES (200), BENCH_QUERY_BUDGET_S (15: per query phase, at least
  * 20 queries), BENCH_INSERT_BUDGET_S (120: a system whose insert would take
  * longer at the next size, extrapolated from the last one, is skipped there
- * with the reason printed), CHROMIUM_PATH (/usr/bin/chromium).
+ * with the reason printed), BENCH_LABEL (appended to the results file name,
+ * browser-<date>-<label>.md, so a run does not overwrite an earlier one of
+ * the same day), CHROMIUM_PATH (/usr/bin/chromium).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -156,10 +158,11 @@ async function main(): Promise<void> {
   process.stdout.write(markdown);
   const dir = fileURLToPath(new URL('../results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const stamp = meta.date.slice(0, 10);
-  writeFileSync(join(dir, `browser-${stamp}.md`), markdown);
-  writeFileSync(join(dir, `browser-${stamp}.json`), JSON.stringify({ meta, records }, null, 2));
-  log(`wrote bench/results/browser-${stamp}.md and .json (${meta.minutes.toFixed(1)} min)`);
+  const label = process.env.BENCH_LABEL?.replace(/[^\w.-]+/g, '-');
+  const base = `browser-${meta.date.slice(0, 10)}${label ? `-${label}` : ''}`;
+  writeFileSync(join(dir, `${base}.md`), markdown);
+  writeFileSync(join(dir, `${base}.json`), JSON.stringify({ meta, records }, null, 2));
+  log(`wrote bench/results/${base}.md and .json (${meta.minutes.toFixed(1)} min)`);
 }
 
 await main();
