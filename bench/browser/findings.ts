@@ -10,10 +10,10 @@ export const WHY_SLOWER: Record<string, string> = {
     'engram keeps every fact as its own IndexedDB row (so each one can be listed through an index, updated, deleted and forgotten on its own, and the store stays the source of truth), with the vectors beside them in blocks of up to 256 memories. ' +
     'Chromium charges IndexedDB mostly per request: timed inside the worker, 100k facts cost about 12.8 s in their transactions, 2.0 s updating the in-memory index, 0.4 s building the records and under 0.5 s in validation and cloning on the page. ' +
     'A raw IndexedDB test in the same browser writes fact-shaped rows with one index at about 9,600/s and tiny rows at about 16,500/s, so a row per memory bounds any design that keeps one. ' +
-    'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change.',
+    'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change; at 100k × 384-d Orama\'s snapshot is already slower than engram\'s rows.',
   p50:
     'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (an int8 copy of every row in WebAssembly SIMD, then an f32 re-rank of the rows whose bound can still win), ' +
-    'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only.',
+    'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only, which wins while their scan is shorter than that fixed cost (up to about 10k memories); at 100k engram\'s exact scan is the fastest.',
   p95:
     'Same path as p50; the tail is the IndexedDB read and worker scheduling on a shared 2-core machine.',
   hybrid:
@@ -24,6 +24,7 @@ export const WHY_SLOWER: Record<string, string> = {
     'Timed inside the worker at 100k (128-d / 384-d): navigation to createMemory ~90 ms, worker start ~50 ms, documents and texts ~45 ms, waiting for the vector Blobs 90 / 165 ms, index load 120 / 180 ms (of which the f32 copy 30 / 70 ms, mostly first-touching new memory, and the id maps ~80 ms), first query ~40 ms. ' +
     'The brute-force peer reads one Float32Array on the page: no worker, no int8 copy, no documents, texts, filters or keyword index to restore.',
   memory:
+    'entity-db keeps no vectors in memory (it reads every one from IndexedDB for each query, hence its 1–3 s queries at 100k), and Voy\'s index lives in WebAssembly memory the measurement does not attribute. ' +
     'The worker holds the matrix (f32 rows padded to a multiple of 8 floats, plus the int8 copy), the documents (column-wise as loaded, or objects for memories written since), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
     'Read these memory figures with care: they are deltas of `measureUserAgentSpecificMemory` before and after, a GC in between can make a delta 0 (clamped), and WebAssembly memory may not be attributed to the worker; a per-system heap snapshot would be the honest next measurement.',
 };
@@ -37,5 +38,5 @@ export const CLOSING_NOTE = [
   '2. **Durable insert against one-value peers**: a write-ahead segment (a batch as one row, moved into per-memory rows in the background) would make an acknowledged bulk insert one put per batch; reads would have to merge the pending segments, and the background move costs the same puts later, so it pays only for bursty loads.',
   '3. **Cold start**: the documents and texts could join the Blob (about 30 ms), the task index and the job queue could load while the snapshot is read (about 10 ms), and on machines with more cores a second worker reading the Blobs measured about 70 ms faster at 384-d.',
   '',
-  'Peers that could not finish at some size are listed in the table with the reason (the insert budget, BENCH_INSERT_BUDGET_S, or an error).',
+  'Peers that did not finish: Voy lost its snapshot at 100k × 128-d and threw `unwrap_throw` inside its WebAssembly at 100k × 384-d (as in run1; not investigated); hnswlib-wasm (M 16, efConstruction 100, efSearch 100) took 109 s to insert 100k × 128-d and was skipped by the insert budget at 100k × 384-d, and its recall@10 on these random vectors falls to 0.73 / 0.53 at 10k and 0.29 at 100k × 128-d, so its query latency is not compared with engram\'s.',
 ].join('\n');
