@@ -76,6 +76,21 @@ async function exactAnswers(memory: Memory, options: Record<string, unknown> = {
 }
 
 /** Facts and episodes with every kind of field a filter can read: categories, metadata, sessions, tags, participants, archived state. */
+/** Opens `db` cosine-only from the snapshot and from the records, checking each came from where it should; what `collect` finds each way. */
+async function bothWays(db: Partial<MemoryOptions>, collect: (memory: Memory) => Promise<unknown[]>): Promise<{ snapshot: unknown[]; records: unknown[] }> {
+  const result = { snapshot: [] as unknown[], records: [] as unknown[] };
+  for (const [name, options] of [
+    ['snapshot', {}],
+    ['records', { indexSnapshot: false }],
+  ] as const) {
+    const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
+    expect((await memory.info()).openedFrom).toBe(name);
+    result[name] = await collect(memory);
+    await closeIt(memory);
+  }
+  return result;
+}
+
 async function seedVaried(memory: Memory, count: number): Promise<void> {
   const categories = ['profile', 'preference', 'goal', 'relationship', 'skill', 'other'] as const;
   await memory.facts.addMany(
@@ -247,16 +262,7 @@ describe('index snapshot', () => {
       expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + QuantizedRows.bytesPerRow(dimension) - 8));
     }
 
-    const result: Record<string, unknown[]> = {};
-    for (const [name, options] of [
-      ['snapshot', {}],
-      ['records', { indexSnapshot: false }],
-    ] as const) {
-      const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
-      expect((await memory.info()).openedFrom).toBe(name);
-      result[name] = [...(await exactAnswers(memory)), ...(await exactAnswers(memory, {}, 60))];
-      await closeIt(memory);
-    }
+    const result = await bothWays(db, async (memory) => [...(await exactAnswers(memory)), ...(await exactAnswers(memory, {}, 60))]);
     expect(result.snapshot).toEqual(result.records);
 
     // A snapshot whose blocks carry no int8 copy (or one of another layout) still opens from the snapshot and quantises the rows itself.
@@ -292,17 +298,11 @@ describe('index snapshot', () => {
       { filter: { project: 'osaka' }, includeArchived: true },
       { filter: { state: 'archived' }, includeArchived: true },
     ];
-    const result: Record<string, unknown[]> = {};
-    for (const [name, options] of [
-      ['snapshot', {}],
-      ['records', { indexSnapshot: false }],
-    ] as const) {
-      const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
-      expect((await memory.info()).openedFrom).toBe(name);
-      result[name] = [];
-      for (const filter of filters) result[name].push(await exactAnswers(memory, filter, 20));
-      await closeIt(memory);
-    }
+    const result = await bothWays(db, async (memory) => {
+      const perFilter: unknown[] = [];
+      for (const filter of filters) perFilter.push(await exactAnswers(memory, filter, 20));
+      return perFilter;
+    });
     expect(result.snapshot).toEqual(result.records);
     // The filters did select something (and not everything).
     const counts = (result.records as unknown[][][]).map((perQuery) => perQuery.reduce((n, hits) => n + hits.length, 0));
