@@ -91,12 +91,18 @@ async function reembed(
   why: 'repair' | 'reembed',
 ): Promise<void> {
   const { db } = ctx;
+  // Another embedder's vectors all go at once, so no batch has any to replace (a crash before the last batch
+  // leaves the old embedder's stamp, and the next open re-embeds again); a repair only fills vectors that are missing.
+  if (why === 'reembed') {
+    await db.transaction('rw', db.vectorBlocks, async () => {
+      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode']).primaryKeys());
+    });
+  }
   for (let start = 0; start < records.length; start += REEMBED_BATCH) {
     const batch = records.slice(start, start + REEMBED_BATCH);
     const vectors = await embedTexts(ctx, batch.map((r) => r.text));
-    // A missing vector ('repair') has nothing to replace; another embedder's ('reembed') is replaced.
     const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
-    await db.transaction('rw', db.vectorBlocks, () => putVectors(db, entries, why === 'repair' ? { mayExist: [] } : {}));
+    await db.transaction('rw', db.vectorBlocks, () => putVectors(db, entries, { mayExist: [] }));
     batch.forEach((r, i) => into.set(r.id, vectors[i]!));
     onProgress?.({
       phase: 'reembed',

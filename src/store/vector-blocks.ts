@@ -59,7 +59,10 @@ export async function putVectors(
     latest.delete(entry.id);
     latest.set(entry.id, entry);
   }
-  await deleteVectors(db, options.mayExist ?? [...latest.keys()]);
+  const mayExist = options.mayExist ?? [...latest.keys()];
+  // Not even an await when there is nothing to delete: a transaction whose first step awaits a settled promise
+  // instead of a request commits before the add (Dexie's PrematureCommitError; seen re-embedding at open).
+  if (mayExist.length > 0) await deleteVectors(db, mayExist);
   const rows = packBlocks(latest.values());
   if (rows.length) await db.vectorBlocks.bulkAdd(rows);
 }

@@ -118,6 +118,25 @@ describe('vectors in blocks', () => {
     expect(cosine(stored.get('note-4')!, four!)).toBeCloseTo(1, 5);
   });
 
+  it('a memory whose vector is missing gets it back at the next open (repair), once', async () => {
+    const { memory, raw, idb, name } = await setUp();
+    await memory.facts.add({ id: 'lost', text: 'The user keeps bees on the roof' });
+    await memory.facts.add({ id: 'kept', text: 'The user plays chess on Sundays' });
+    await memory.close();
+    opened.pop();
+    // The vector of 'lost' disappears (a store written by a buggy version, say); the index snapshot is off so the open reads the records.
+    const db = new Dexie(name, idb);
+    await db.open();
+    const block = ((await db.table('vectorBlocks').toArray()) as RawBlock[]).find((b) => b.ids.includes('lost'))!;
+    await db.table('vectorBlocks').delete(block.id);
+    db.close();
+    const reopened = await openMemory({ name, ...idb, indexSnapshot: false });
+    opened.push(reopened);
+    expect((await reopened.info()).indexed).toBe(2);
+    expect((await reopened.recall('bees on the roof', { k: 1 }))[0]!.memory.id).toBe('lost');
+    expect([...vectorsById(await raw()).keys()].sort()).toEqual(['kept', 'lost']);
+  });
+
   it('episodes evicted by the cap and replaced by dedup take their vectors with them', async () => {
     const idb = freshIndexedDB();
     const capped = await createMemory({ name: 'capped', ...idb, embedder: await realEmbedder(), lifecycle: { maxEpisodes: 3, dedupThreshold: 0.92 } });
