@@ -89,16 +89,6 @@ export class MemoryIndex {
     return userId === undefined ? undefined : this.users.get(userId)?.vectors.vector(id);
   }
 
-  /** Ids of one user's documents, optionally of one kind. */
-  idsOf(userId: string, kind?: MemoryType | 'task'): string[] {
-    const out: string[] = [];
-    for (const id of this.docs.ids()) {
-      if (this.docs.userIdOf(id) !== userId) continue;
-      if (!kind || this.docs.get(id)!.kind === kind) out.push(id);
-    }
-    return out;
-  }
-
   upsert(entry: IndexEntry): void {
     const previous = this.docs.userIdOf(entry.doc.id);
     if (previous !== undefined && previous !== entry.doc.userId) this.remove(entry.doc.id);

@@ -163,12 +163,15 @@ describe('recall with a pre-computed query embedding', () => {
   it('refuses a vector of the wrong dimension or shape with a ValidationError naming recall.embedding', async () => {
     const { memory } = await open();
     await memory.facts.add({ text: 'something' });
+    const before = await snapshot(memory);
     const short = await rejection(memory.recall('q', { embedding: [1, 2, 3] }));
     expect(short.message).toBe('recall: embedding: must have exactly 8 numbers, the dimension of the embedder "test-hash-8" (it has 3)');
     const zeros = await rejection(memory.recall('q', { embedding: new Float32Array(DIM) }));
     expect(zeros.message).toMatch(/^recall: embedding: must not be all zeros/);
     const nan = await rejection(memory.recall('q', { embedding: [Number.NaN, 0, 0, 0, 0, 0, 0, 1] }));
     expect(nan.message).toMatch(/must be a finite number/);
+    // A refused recall records no access either.
+    expect(await snapshot(memory)).toEqual(before);
   });
 });
 
