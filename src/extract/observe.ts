@@ -99,7 +99,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
     await db.transaction('rw', [db.facts, db.vectorBlocks, db.jobs, db.meta, db.episodes, db.profiles], async () => {
       await db.facts.bulkPut(plan.puts);
       await putVectors(db, [...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
-      await deleteVectors(db, plan.retired);
+      if (plan.retired.length) await deleteVectors(db, plan.retired);
 
       const state = await readCaptureState(db, userId);
       const next = { ...state, turn: state.turn + 1 };
