@@ -8,12 +8,12 @@
 export const WHY_SLOWER: Record<string, string> = {
   insert:
     'engram keeps every fact as its own IndexedDB row (so each one can be listed through an index, updated, deleted and forgotten on its own, and the store stays the source of truth), with the vectors beside them in blocks of up to 256 memories. ' +
-    'Chromium charges IndexedDB mostly per request: timed inside the worker, 100k facts cost about 12.8 s in their transactions, 2.0 s updating the in-memory index, 0.4 s building the records and under 0.5 s in validation and cloning on the page. ' +
-    'A raw IndexedDB test in the same browser writes fact-shaped rows with one index at about 9,600/s and tiny rows at about 16,500/s, so a row per memory bounds any design that keeps one. ' +
+    'Chromium charges IndexedDB mostly per request: timed with temporary marks inside the worker (not a bench command), 100k facts cost about 12.8 s in their transactions, 2.0 s updating the in-memory index, 0.4 s building the records and under 0.5 s in validation and cloning on the page. ' +
+    'Raw IndexedDB in the same browser (`npm run bench:idb`) writes fact-shaped rows in engram\'s layout at about 12,000–13,500/s and index-free `{ id }` rows at about 20,000–23,000/s, so a row per memory bounds any design that keeps one. ' +
     'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change; at 100k × 384-d Orama\'s snapshot is already slower than engram\'s rows.',
   p50:
     'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (an int8 copy of every row in WebAssembly SIMD, then an f32 re-rank of the rows whose bound can still win), ' +
-    'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only, which wins while their scan is shorter than that fixed cost (up to about 10k memories); at 100k engram\'s exact scan is the fastest.',
+    'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed with temporary marks in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only, which wins while their scan is shorter than that fixed cost (up to about 10k memories); at 100k engram\'s exact scan is the fastest.',
   p95:
     'Same path as p50; the tail is the IndexedDB read and worker scheduling on a shared 2-core machine.',
   hybrid:
@@ -21,7 +21,7 @@ export const WHY_SLOWER: Record<string, string> = {
   recall: 'engram is exact (recall@10 = 1.000 throughout); only an approximate index can lose here.',
   cold:
     'engram reopens from its index snapshot: per block of 2,048 memories, the documents column-wise and the texts as one stored value, and the f32 rows with their int8 copy as one Blob, loaded block by block as they arrive. ' +
-    'Timed inside the worker at 100k (128-d / 384-d): navigation to createMemory ~90 ms, worker start ~50 ms, documents and texts ~45 ms, waiting for the vector Blobs 90 / 165 ms, index load 120 / 180 ms (of which the f32 copy 30 / 70 ms, mostly first-touching new memory, and the id maps ~80 ms), first query ~40 ms. ' +
+    'Timed with temporary marks inside the worker at 100k (128-d / 384-d; not a bench command, `npm run bench:cold` gives the totals): navigation to createMemory ~90 ms, worker start ~50 ms, documents and texts ~45 ms, waiting for the vector Blobs 90 / 165 ms, index load 120 / 180 ms (of which the f32 copy 30 / 70 ms, mostly first-touching new memory, and the id maps ~80 ms), first query ~40 ms. ' +
     'The brute-force peer reads one Float32Array on the page: no worker, no int8 copy, no documents, texts, filters or keyword index to restore.',
   memory:
     'entity-db keeps no vectors in memory (it reads every one from IndexedDB for each query, hence its 1–3 s queries at 100k), and Voy\'s index lives in WebAssembly memory the measurement does not attribute. ' +

@@ -11,8 +11,9 @@ import type { StoredVector, VectorBlock } from './records.js';
  * round trip to the browser process, whatever its size), so one row per
  * vector made a bulk insert two puts per memory, the record and its vector.
  * In blocks, a batch of 1,000 facts costs 1,000 record puts and 4 vector
- * puts (measured in Chromium at 20,000 facts: about 5,400/s with a row per
- * vector, 8,900/s with blocks; see bench/browser).
+ * puts. `npm run bench:idb` (raw IndexedDB in Chromium, fact-shaped rows):
+ * about 5,800/s with a row per vector and the old fact indexes, 13,500/s
+ * with blocks and the v4 indexes, at 128-d.
  *
  * The multi-entry `ids` index finds the block holding a memory's vector. A
  * single write (one episode, one fact) is a block of one. Removing a vector
