@@ -23,7 +23,7 @@ import { ChangeSignal } from './store/change-signal.js';
 import { EngramDatabase } from './store/database.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, parseExport, serializeExport } from './store/export-format.js';
 import { listEpisodes, listFacts } from './store/list-records.js';
-import { EMBEDDER_META_KEY, type EmbedderStamp } from './store/records.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from './schema/records.js';
 import { rebuildIndex } from './store/rebuild-index.js';
 import { SnapshotWriter } from './store/snapshot-writer.js';
 import { buildKeywordsInBackground } from './search/keyword-warmup.js';
@@ -38,7 +38,7 @@ import { observe, type ObserveResult, type observeInputSchema } from './extract/
 import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type FactOptions, type ResolvedExtraction } from './extract/options.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
-import type { EventRecord, JobRecord } from './store/records.js';
+import type { EventRecord, JobRecord } from './schema/records.js';
 import type { z } from 'zod';
 import { PATTERN_JOB, TaskStore, taskDoc, type CompletedTask, type RelevantTask, type TaskStats, type TasksOptions } from './tasks/task-store.js';
 import type { ParsedOutcome, PatternRecord, StepRecord, TaskContext, TaskRecord, stepInputSchema, taskStartSchema } from './schema/task.js';

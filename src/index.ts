@@ -36,7 +36,7 @@ export type { CompletedTask, RelevantTask, TaskStats, TasksOptions } from './tas
 export type { TaskStart, TaskType, TaskContext, TaskOutcome, StepInput, StepResult, StepRecord, TaskRecord, PatternRecord, RewardBreakdown, Reflection, TaskQuery } from './schema/task.js';
 export { LIMITS as TASK_LIMITS } from './tasks/limits.js';
 export { computeReward } from './tasks/reward.js';
-export type { JobRecord, EventRecord } from './store/records.js';
+export type { JobRecord, EventRecord } from './schema/records.js';
 export {
   EngramError,
   ValidationError,

@@ -34,7 +34,7 @@ import { describeProvider } from './llm/descriptor.js';
 import { observeInputSchema, type ObserveInput, type ObserveResult } from './extract/observe.js';
 import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from './lifecycle/close-episode.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
-import type { EventRecord, JobRecord } from './store/records.js';
+import type { EventRecord, JobRecord } from './schema/records.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();

@@ -1,7 +1,7 @@
 import Dexie from 'dexie';
 import type { EngramDatabase } from '../store/database.js';
 import type { ResolvedExtraction } from './options.js';
-import { isValidTimeZone, startOfLocalDay } from './time-zone.js';
+import { isValidTimeZone, startOfLocalDay } from '../schema/time-zone.js';
 
 /** Per-user capture bookkeeping, kept in the `meta` table. */
 export interface CaptureState {

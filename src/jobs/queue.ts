@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import type { EngramDatabase } from '../store/database.js';
-import type { JobRecord } from '../store/records.js';
+import type { JobRecord } from '../schema/records.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import { deadline } from '../timers.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isValidTimeZone } from '../extract/time-zone.js';
+import { isValidTimeZone } from './time-zone.js';
+import { timestampSchema, userIdSchema } from './common.js';
 
 const shortText = z.string().trim().min(1).max(200);
 
@@ -18,6 +19,16 @@ export const profileFieldsSchema = z
   .strict();
 export type ProfileFields = z.infer<typeof profileFieldsSchema>;
 export type ProfilePatch = z.input<typeof profileFieldsSchema>;
+
+/** A row of the `profiles` table: the validated fields of one user. */
+export const profileRecordSchema = z
+  .object({
+    userId: userIdSchema,
+    fields: profileFieldsSchema,
+    updatedAt: timestampSchema,
+  })
+  .strict();
+export type ProfileRecord = z.infer<typeof profileRecordSchema>;
 
 export interface Profile extends ProfileFields {
   userId: string;

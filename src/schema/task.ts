@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, metadataSchema, tagSchema, userIdSchema } from './common.js';
+import { idSchema, metadataSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 
 export const taskTypeSchema = z.enum(['code-generation', 'debugging', 'refactoring', 'testing', 'analysis', 'documentation', 'other']);
 export type TaskType = z.infer<typeof taskTypeSchema>;
@@ -65,14 +65,16 @@ function isCloneable(value: unknown): boolean {
   }
 }
 
-export interface StepRecord extends z.output<typeof stepInputSchema> {
+/** A recorded step: the validated input plus where it sits in its task. */
+export const stepRecordSchema = stepInputSchema.extend({
   /** `${taskId}#${index}` */
-  id: string;
-  taskId: string;
+  id: z.string().min(1).max(300),
+  taskId: idSchema,
   /** 1-based, in call order. */
-  index: number;
-  at: number;
-}
+  index: z.number().int().min(1),
+  at: timestampSchema,
+});
+export type StepRecord = z.output<typeof stepRecordSchema>;
 
 export const taskOutcomeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('success'), verdict: z.string(), artifacts: z.array(z.string()).default([]) }).strict(),
@@ -83,60 +85,82 @@ export const taskOutcomeSchema = z.discriminatedUnion('kind', [
 export type TaskOutcome = z.input<typeof taskOutcomeSchema>;
 export type ParsedOutcome = z.output<typeof taskOutcomeSchema>;
 
-export interface RewardBreakdown {
-  total: number;
-  base: number;
-  abstention: number;
-  efficiency: number;
-  durationScore: number;
-  stepScore: number;
-  complexityBonus: number;
-  qualityMultiplier: number;
-  learningBonus: number;
-}
+const score = z.number().finite();
 
-export interface Reflection {
-  successes: string[];
-  improvements: string[];
-  insights: string[];
-}
+export const rewardBreakdownSchema = z
+  .object({
+    total: score,
+    base: score,
+    abstention: score,
+    efficiency: score,
+    durationScore: score,
+    stepScore: score,
+    complexityBonus: score,
+    qualityMultiplier: score,
+    learningBonus: score,
+  })
+  .strict();
+export type RewardBreakdown = z.infer<typeof rewardBreakdownSchema>;
 
-export interface TaskRecord {
-  id: string;
-  userId: string;
-  description: string;
-  type: TaskType;
-  context: TaskContext;
-  status: 'running' | 'completed';
-  startedAt: number;
-  completedAt: number | null;
-  stepCount: number;
-  outcome: ParsedOutcome | null;
-  reward: RewardBreakdown | null;
-  reflection: Reflection | null;
-  patternIds: string[];
-  metadata: Record<string, unknown>;
-}
+const reflectionItems = z.array(z.string());
+export const reflectionSchema = z.object({ successes: reflectionItems, improvements: reflectionItems, insights: reflectionItems }).strict();
+export type Reflection = z.infer<typeof reflectionSchema>;
 
-export type PatternKind = 'tool-sequence' | 'error-recovery' | 'decision-point' | 'context';
+/**
+ * A stored task. Running tasks have no outcome, reward or reflection yet;
+ * completed ones have all of them (checked, so an import cannot store a
+ * completed task that `tasks.stats()` or `tasks.relevant()` cannot read).
+ */
+export const taskRecordSchema = z
+  .object({
+    id: idSchema,
+    userId: userIdSchema,
+    description: z.string().max(100_000),
+    type: taskTypeSchema,
+    context: taskContextSchema,
+    status: z.enum(['running', 'completed']),
+    startedAt: timestampSchema,
+    completedAt: timestampSchema.nullable(),
+    stepCount: z.number().int().min(0),
+    outcome: taskOutcomeSchema.nullable(),
+    reward: rewardBreakdownSchema.nullable(),
+    reflection: reflectionSchema.nullable(),
+    patternIds: z.array(z.string().min(1).max(300)),
+    metadata: metadataSchema,
+  })
+  .strict()
+  .superRefine((task, ctx) => {
+    const completed = task.status === 'completed';
+    for (const key of ['completedAt', 'outcome', 'reward', 'reflection'] as const) {
+      if (completed && task[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be set on a completed task' });
+      if (!completed && task[key] !== null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be null on a running task' });
+    }
+  });
+export type TaskRecord = z.output<typeof taskRecordSchema>;
 
-export interface PatternRecord {
-  /** Derived from the content, so identical patterns merge. */
-  id: string;
-  userId: string;
-  kind: PatternKind;
-  description: string;
-  tools: string[];
-  domain: string;
-  language: string | null;
-  occurrences: number;
-  successRate: number;
-  /** successRate × √occurrences */
-  confidence: number;
-  evidenceTaskIds: string[];
-  createdAt: number;
-  updatedAt: number;
-}
+export const patternKindSchema = z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']);
+export type PatternKind = z.infer<typeof patternKindSchema>;
+
+export const patternRecordSchema = z
+  .object({
+    /** Derived from the content, so identical patterns merge. */
+    id: z.string().min(1).max(300),
+    userId: userIdSchema,
+    kind: patternKindSchema,
+    description: z.string(),
+    tools: z.array(z.string()),
+    domain: z.string().max(200),
+    language: z.string().max(200).nullable(),
+    occurrences: z.number().int().min(1),
+    successRate: z.number().min(0).max(1),
+    /** successRate × √occurrences */
+    confidence: z.number().finite().min(0),
+    evidenceTaskIds: z.array(idSchema),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  })
+  .strict();
+export type PatternRecord = z.infer<typeof patternRecordSchema>;
 
 export const taskQuerySchema = z
   .object({

@@ -1,7 +1,8 @@
 import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
-import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, ProfileRecord, VectorBlock } from './records.js';
+import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
+import type { ProfileRecord } from '../schema/profile.js';
 import type { SnapshotRow } from './index-snapshot.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';

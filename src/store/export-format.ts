@@ -3,7 +3,8 @@ import { ImportError } from '../errors.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
 import { idSchema, userIdSchema } from '../schema/common.js';
-import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
+import { profileRecordSchema, type ProfileRecord } from '../schema/profile.js';
+import { patternRecordSchema, stepRecordSchema, taskRecordSchema, type PatternRecord, type StepRecord, type TaskRecord } from '../schema/task.js';
 
 /**
  * engram's export file: JSON Lines, one object per line.
@@ -32,16 +33,10 @@ const headerSchema = z.object({
 });
 export type ExportHeader = z.infer<typeof headerSchema>;
 
-const profileLineSchema = z.object({
-  userId: userIdSchema,
-  fields: z.record(z.string(), z.unknown()),
-  updatedAt: z.number(),
-});
-
 const lineSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('episode'), record: episodeRecordSchema }),
   z.object({ kind: z.literal('fact'), record: factRecordSchema }),
-  z.object({ kind: z.literal('profile'), record: profileLineSchema }),
+  z.object({ kind: z.literal('profile'), record: profileRecordSchema }),
   z.object({
     kind: z.literal('vector'),
     id: idSchema,
@@ -49,9 +44,9 @@ const lineSchema = z.discriminatedUnion('kind', [
     memoryKind: z.enum(['episode', 'fact']),
     vector: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
   }),
-  z.object({ kind: z.literal('task'), record: z.looseObject({ id: idSchema, userId: userIdSchema, description: z.string(), status: z.enum(['running', 'completed']) }) }),
-  z.object({ kind: z.literal('step'), record: z.looseObject({ id: z.string().min(1), taskId: idSchema, index: z.number().int().min(1) }) }),
-  z.object({ kind: z.literal('pattern'), record: z.looseObject({ id: z.string().min(1), userId: userIdSchema, kind: z.string() }) }),
+  z.object({ kind: z.literal('task'), record: taskRecordSchema }),
+  z.object({ kind: z.literal('step'), record: stepRecordSchema }),
+  z.object({ kind: z.literal('pattern'), record: patternRecordSchema }),
   z.object({ kind: z.literal('end'), lines: z.number().int().nonnegative(), checksum: z.string() }),
 ]);
 
@@ -59,7 +54,7 @@ export interface ExportContents {
   header: ExportHeader;
   episodes: Episode[];
   facts: Fact[];
-  profiles: z.infer<typeof profileLineSchema>[];
+  profiles: ProfileRecord[];
   tasks: TaskRecord[];
   steps: StepRecord[];
   patterns: PatternRecord[];
@@ -85,7 +80,14 @@ export function serializeExport(contents: ExportContents): string {
   return lines.join('\n') + '\n';
 }
 
-/** Parses and fully validates an export; throws ImportError naming the first bad line. */
+/**
+ * Parses an export and validates every line against the zod schema of its
+ * record type (the same schemas the stored records are typed from), plus the
+ * checks that need the whole file: the closing line's count and checksum, one
+ * line per record, a step's id and index agree, and vector dimensions.
+ * Throws ImportError naming the first bad line; nothing is written before
+ * this returns.
+ */
 export function parseExport(text: string): ExportContents {
   const lines = text.split('\n');
   while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
@@ -129,9 +131,14 @@ export function parseExport(text: string): ExportContents {
     if (line.kind === 'episode') contents.episodes.push(line.record);
     else if (line.kind === 'fact') contents.facts.push(line.record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
-    else if (line.kind === 'task') contents.tasks.push(line.record as unknown as TaskRecord);
-    else if (line.kind === 'step') contents.steps.push(line.record as unknown as StepRecord);
-    else if (line.kind === 'pattern') contents.patterns.push(line.record as unknown as PatternRecord);
+    else if (line.kind === 'task') contents.tasks.push(line.record);
+    else if (line.kind === 'step') {
+      if (line.record.id !== `${line.record.taskId}#${line.record.index}`) {
+        throw new ImportError(`Line ${i + 1}: a step's id must be "<taskId>#<index>" ("${line.record.taskId}#${line.record.index}").`, { line: i + 1 });
+      }
+      contents.steps.push(line.record);
+    }
+    else if (line.kind === 'pattern') contents.patterns.push(line.record);
     else if (line.kind === 'vector') {
       const vector = decodeVector(line.vector);
       if (header.data.embedder && vector.length !== header.data.embedder.dimension) {

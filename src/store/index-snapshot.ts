@@ -2,7 +2,7 @@ import type { EngramDatabase } from './database.js';
 import type { IndexObserver, MemoryIndex } from '../search/memory-index.js';
 import { newId } from '../ids.js';
 import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
-import type { EmbedderStamp } from './records.js';
+import type { EmbedderStamp } from '../schema/records.js';
 import { decodeBlock, encodeBlock, type SnapshotBlock } from './snapshot-block.js';
 
 export type { SnapshotBlock } from './snapshot-block.js';

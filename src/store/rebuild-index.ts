@@ -6,7 +6,7 @@ import type { Fact } from '../schema/fact.js';
 import { indexDocOf } from '../search/index-doc.js';
 import type { IndexEntry } from '../search/memory-index.js';
 import { loadSnapshot, type SnapshotBlocks } from './index-snapshot.js';
-import { EMBEDDER_META_KEY, type EmbedderStamp } from './records.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
 import { putVectors, vectorAt } from './vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
 

@@ -1,6 +1,6 @@
 import { newId } from '../ids.js';
 import type { EngramDatabase } from './database.js';
-import type { StoredVector, VectorBlock } from './records.js';
+import type { StoredVector, VectorBlock } from '../schema/records.js';
 
 /**
  * The vectors of memories are stored in blocks: one IndexedDB row holds the

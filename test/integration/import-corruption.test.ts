@@ -135,6 +135,37 @@ describe('corrupted exports are refused with ImportError and write nothing', () 
     await refused(withVector(floats([NaN, ...new Array(dimension - 1).fill(0)])), /non-finite/);
   });
 
+  it('even re-sealed: task, step, pattern and profile lines that break their record schema (issue 20: they used to be written, then broke tasks.stats() and the next open)', async () => {
+    const lines = linesOf(file);
+    const lineOf = (kind: string) => lines.find((l) => l.startsWith(`{"kind":"${kind}"`))!;
+    const edit = (line: string, change: (record: Record<string, any>) => void) => {
+      const o = JSON.parse(line);
+      change(o.record);
+      return JSON.stringify(o);
+    };
+    // Each replaces the original line, so only the schema can refuse it (no duplicate id).
+    const swapped = (kind: string, change: (record: Record<string, any>) => void) => {
+      const original = lineOf(kind);
+      return reseal(lines.map((l) => (l === original ? edit(l, change) : l)));
+    };
+    await refused(swapped('task', (t) => delete t.context), /Line \d+.*context/);
+    await refused(swapped('task', (t) => (t.context.tags = 'notarray')), /context\.tags/);
+    await refused(swapped('task', (t) => (t.outcome = null)), /outcome/);
+    await refused(swapped('task', (t) => (t.reward = { total: 'high' })), /reward/);
+    await refused(swapped('task', (t) => (t.type = 'juggling')), /type/);
+    await refused(swapped('task', (t) => (t.surprise = true)), /Line \d+/);
+    await refused(swapped('step', (s) => (s.result = { kind: 'success' })), /result/);
+    await refused(swapped('step', (s) => (s.index = 2)), /id must be/);
+    await refused(swapped('step', (s) => (s.latencyMs = -1)), /latencyMs/);
+    await refused(swapped('pattern', (p) => (p.kind = 'unknown-kind')), /kind/);
+    await refused(swapped('pattern', (p) => (p.evidenceTaskIds = 'x')), /evidenceTaskIds/);
+    await refused(swapped('profile', (p) => (p.fields.timeZone = 'Mars/Olympus')), /timeZone/);
+    await refused(swapped('profile', (p) => (p.fields.goals = [1, 2])), /goals/);
+    // And the target's task queries still work.
+    expect(await target.tasks.stats()).toMatchObject({ total: 0, completed: 0 });
+    expect(await target.tasks.relevant({ description: 'Fix the login form' })).toEqual([]);
+  });
+
   it('the target is still fully usable afterwards', async () => {
     expect((await target.recall('sailing')).map((h) => h.memory.id)).toContain('mine');
     expect((await target.facts.get('f1')).text).toMatch(/cats/);

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { idSchema, memoryTypeSchema, timestampSchema, userIdSchema } from './common.js';
+
+/**
+ * The stored record types of the engine's own tables (jobs, events, meta and
+ * vector blocks). Memories, tasks and profiles have theirs beside their input
+ * schemas (episode.ts, fact.ts, task.ts, profile.ts).
+ */
+
+const float32ArraySchema = z.custom<Float32Array>((v) => Object.prototype.toString.call(v) === '[object Float32Array]', 'must be a Float32Array');
+
+/** What a stored vector embeds: a memory, or a completed task's description (for `tasks.relevant`). */
+export const vectorKindSchema = z.union([memoryTypeSchema, z.literal('task')]);
+export type VectorKind = z.infer<typeof vectorKindSchema>;
+
+/** One memory's embedding, as the vector store hands it out (see store/vector-blocks.ts). */
+export const storedVectorSchema = z.object({ id: idSchema, userId: userIdSchema, kind: vectorKindSchema, vector: float32ArraySchema });
+export type StoredVector = z.infer<typeof storedVectorSchema>;
+
+/**
+ * A row of the `vectorBlocks` table: the vectors of up to a few hundred
+ * memories of one user and kind, kept apart from the records so listing
+ * never loads vectors (see store/vector-blocks.ts for why they are blocked).
+ */
+export const vectorBlockSchema = z.object({
+  id: z.string().min(1),
+  userId: userIdSchema,
+  kind: vectorKindSchema,
+  /** The memories whose vectors the block holds, in row order. */
+  ids: z.array(idSchema),
+  /** `ids.length × dimension` floats, row after row. */
+  vectors: float32ArraySchema,
+});
+export type VectorBlock = z.infer<typeof vectorBlockSchema>;
+
+/** The pre-v4 row of the `vectors` table: one per memory (read only by the v4 migration). */
+export type LegacyVectorRecord = StoredVector;
+
+/** A durable unit of background work. Rows are deleted when the job finishes or is dropped. */
+export const jobRecordSchema = z.object({
+  id: z.string().min(1),
+  kind: z.string().min(1),
+  userId: userIdSchema,
+  payload: z.unknown(),
+  attempts: z.number().int().min(0),
+  /** Epoch ms before which the job must not run (backoff). */
+  runAfter: timestampSchema,
+  /** While an engine runs the job, it holds a lease until this time; an expired lease means the runner died. */
+  leaseUntil: timestampSchema,
+  createdAt: timestampSchema,
+});
+export type JobRecord = z.infer<typeof jobRecordSchema>;
+
+/** An audit/telemetry event, kept for the inspector and for tests. */
+export const eventRecordSchema = z.object({
+  seq: z.number().int().optional(),
+  type: z.string().min(1),
+  userId: userIdSchema.nullable(),
+  at: timestampSchema,
+  data: z.record(z.string(), z.unknown()),
+});
+export type EventRecord = z.infer<typeof eventRecordSchema>;
+
+/** A key/value row of the `meta` table (embedder stamp, write mark, capture state). */
+export const metaRecordSchema = z.object({ key: z.string().min(1), value: z.unknown() });
+export type MetaRecord = z.infer<typeof metaRecordSchema>;
+
+/** The embedder that produced the stored vectors; a different one triggers re-embedding. */
+export const embedderStampSchema = z.object({ id: z.string().min(1), dimension: z.number().int().positive() });
+export type EmbedderStamp = z.infer<typeof embedderStampSchema>;
+export const EMBEDDER_META_KEY = 'embedder';
