@@ -7,7 +7,7 @@
  */
 import type { Memory } from '../src/index.js';
 import { buildEpisode } from '../src/lifecycle/write-episode.js';
-import { EXPORT_FORMAT, EXPORT_VERSION, serializeExport } from '../src/store/export-format.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, serializeExport } from '../src/portability/export-format.js';
 import { benchMemory, median, percentile } from './support.js';
 import { syntheticTexts } from './synthetic.js';
 

@@ -2,16 +2,19 @@ import type { Embedder } from './embed/embedder.js';
 import type { ResolvedLifecycle } from './schema/options.js';
 import type { Ranking } from './search/ranking.js';
 import type { MemoryIndex } from './search/memory-index.js';
+import type { Commit, WriteEvent } from './store/commit.js';
 import type { EngramDatabase } from './store/database.js';
-import type { EngramEvent } from './telemetry/events.js';
 
 /** What every engine operation works with. One per open database. */
 export interface EngineContext {
   db: EngramDatabase;
+  /** The one way to write (see store/commit.ts): a transaction whose rows the indexes and listeners then hear of. */
+  commit: Commit;
   embedder: Embedder;
   index: MemoryIndex;
   lifecycle: ResolvedLifecycle;
   ranking: Ranking;
   now(): number;
-  emit(event: EngramEvent): void;
+  /** Emits a typed event that is not about a write (`change` is announced by the commit path alone). */
+  emit(event: WriteEvent): void;
 }

@@ -19,6 +19,11 @@ export async function readCaptureState(db: EngramDatabase, userId: string): Prom
   return (row?.value as CaptureState | undefined) ?? { turn: 0, lastEpisodeTurn: null, lastEpisodeAt: null };
 }
 
+/** Drops a user's capture bookkeeping (forget); call inside a commit over `meta`. */
+export async function clearCaptureState(db: EngramDatabase, userId: string): Promise<void> {
+  await db.meta.delete(captureKey(userId));
+}
+
 /**
  * Episode capture controls: before an episode is scheduled for a user, a
  * cooldown in turns and in minutes since their last captured episode, and a

@@ -1,24 +1,31 @@
 import { z } from 'zod';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
-import { profileFieldsSchema, profileOf } from '../schema/profile.js';
+import { profileFieldsSchema, profileOf, type ProfileRecord } from '../schema/profile.js';
 import { callLLM } from './call-llm.js';
 import type { ResolvedExtraction } from './options.js';
 import { PROFILE_SYSTEM } from './prompts.js';
 
 const proposalSchema = z.object({ updates: z.record(z.string(), z.unknown()) });
 
+export interface ProfileProposal {
+  /** The valid proposed fields, to merge into the stored profile (`writeProfileFields`). */
+  fields: Record<string, unknown>;
+  ignored: string[];
+  costUsd: number;
+}
+
 /**
  * After facts are created or merged, one `profile` call proposes field
  * updates. Each proposed field is validated on its own (zod); invalid ones are
- * ignored, valid ones applied. Returns the fields that changed.
+ * ignored. The caller writes the valid ones in the turn's own commit.
  */
-export async function syncProfile(
+export async function proposeProfile(
   ctx: EngineContext,
   deps: { llm: LLMProvider; options: ResolvedExtraction; signal?: AbortSignal },
   userId: string,
   factTexts: string[],
-): Promise<{ applied: string[]; ignored: string[]; costUsd: number }> {
+): Promise<ProfileProposal> {
   const row = await ctx.db.profiles.get(userId);
   const current = profileOf(userId, row?.fields, row?.updatedAt ?? null);
   const result = await callLLM(deps.llm, {
@@ -30,7 +37,7 @@ export async function syncProfile(
     timeoutMs: deps.options.timeoutMs,
     signal: deps.signal,
   });
-  if (!result.ok) return { applied: [], ignored: [], costUsd: result.costUsd };
+  if (!result.ok) return { fields: {}, ignored: [], costUsd: result.costUsd };
 
   const accepted: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -42,12 +49,13 @@ export async function syncProfile(
     if (parsed?.success && parsed.data !== undefined) accepted[key] = parsed.data;
     else ignored.push(key);
   }
-  const applied = Object.keys(accepted);
-  if (applied.length) {
-    await ctx.db.transaction('rw', ctx.db.profiles, async () => {
-      const latest = await ctx.db.profiles.get(userId);
-      await ctx.db.profiles.put({ userId, fields: { ...(latest?.fields ?? {}), ...accepted }, updatedAt: ctx.now() });
-    });
-  }
-  return { applied, ignored, costUsd: result.costUsd };
+  return { fields: accepted, ignored, costUsd: result.costUsd };
+}
+
+/** Merges fields into a user's stored profile; call inside a commit over `profiles`. */
+export async function writeProfileFields(ctx: EngineContext, userId: string, fields: Record<string, unknown>): Promise<ProfileRecord> {
+  const latest = await ctx.db.profiles.get(userId);
+  const record: ProfileRecord = { userId, fields: { ...(latest?.fields ?? {}), ...fields }, updatedAt: ctx.now() };
+  await ctx.db.profiles.put(record);
+  return record;
 }

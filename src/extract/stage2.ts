@@ -5,7 +5,6 @@ import { writeEpisode } from '../lifecycle/write-episode.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Episode } from '../schema/episode.js';
 import { episodeIndexText } from '../schema/episode.js';
-import { applyWritten } from '../store/apply-to-index.js';
 import type { EpisodeEvent } from '../telemetry/events.js';
 import { callLLM } from './call-llm.js';
 import { captureKey, readCaptureState } from './capture.js';
@@ -32,19 +31,19 @@ export const EPISODE_JOB = 'episode';
  */
 export function episodeJobHandler(
   ctx: EngineContext,
-  deps: { llm: () => LLMProvider | undefined; options: ResolvedExtraction },
+  deps: { llm: LLMProvider | undefined; options: ResolvedExtraction },
 ): JobHandler {
   return async (job, signal): Promise<JobResult> => {
     const payload = job.payload as EpisodeJobPayload;
     const started = ctx.now();
     const { options } = deps;
-    const llm = deps.llm();
+    const { llm } = deps;
     const event = (outcome: EpisodeEvent['outcome'], extra: { memoryId?: string; reason?: string; costUsd: number }) => {
       const e: EpisodeEvent = { type: 'episode', userId: payload.userId, outcome, costUsd: extra.costUsd, durationMs: Math.max(0, ctx.now() - started) };
       if (extra.memoryId !== undefined) e.memoryId = extra.memoryId;
       if (extra.reason !== undefined) e.reason = extra.reason;
       ctx.emit(e);
-      void ctx.db.events.add({ type: 'episode', userId: payload.userId, at: ctx.now(), data: { ...e } }).catch(() => undefined);
+      void ctx.commit('record an episode event', ['events'], () => ctx.db.events.add({ type: 'episode', userId: payload.userId, at: ctx.now(), data: { ...e } })).catch(() => undefined);
     };
     if (!llm) {
       event('provider_error', { reason: 'no LLM provider is configured', costUsd: 0 });
@@ -96,7 +95,7 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
   let memoryId: string;
   if (recent && 1 - recent.score < options.capture.noveltyMin) {
     memoryId = recent.id;
-    const merged = await ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectorBlocks], async () => {
+    const merged = await ctx.commit('merge a new episode into a recent one', ['episodes', 'meta'], async () => {
       const target = await ctx.db.episodes.get(recent.id);
       if (!target) return undefined;
       const next: Episode = {
@@ -111,11 +110,10 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
         updatedAt: now,
       };
       await ctx.db.episodes.put(next);
+      await recordCaptured(ctx, payload.userId, now);
       return next;
     });
     if (!merged) return storeDraft(ctx, { ...options, capture: { ...options.capture, noveltyMin: 0 } }, payload, draft);
-    applyWritten(ctx, [{ record: merged }]);
-    ctx.emit({ type: 'change', written: [merged.id], deleted: [] });
   } else {
     const { episode } = await writeEpisode(
       ctx,
@@ -133,15 +131,16 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
         outcomeStatus: draft.quality,
         provenance: options.episodeProvenance,
       },
-      { source: 'episode', promptVersion: PROMPT_VERSION },
+      { source: 'episode', promptVersion: PROMPT_VERSION, inTransaction: () => recordCaptured(ctx, payload.userId, now) },
     );
     memoryId = episode.id;
   }
-
-  await ctx.db.transaction('rw', ctx.db.meta, async () => {
-    const state = await readCaptureState(ctx.db, payload.userId);
-    await ctx.db.meta.put({ key: captureKey(payload.userId), value: { ...state, lastEpisodeTurn: state.turn, lastEpisodeAt: now } });
-  });
   return memoryId;
+}
+
+/** The capture bookkeeping of a stored episode (cooldowns count from here), inside the episode's own commit. */
+async function recordCaptured(ctx: EngineContext, userId: string, now: number): Promise<void> {
+  const state = await readCaptureState(ctx.db, userId);
+  await ctx.db.meta.put({ key: captureKey(userId), value: { ...state, lastEpisodeTurn: state.turn, lastEpisodeAt: now } });
 }
 

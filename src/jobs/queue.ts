@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { EngramDatabase } from '../store/database.js';
 import type { JobRecord } from '../schema/records.js';
-import type { EngramEvent } from '../telemetry/events.js';
+import type { Commit } from '../store/commit.js';
 import { deadline } from '../timers.js';
 
 /** What a job handler reports back. */
@@ -18,9 +18,10 @@ export type JobHandler = (job: JobRecord, signal: AbortSignal) => Promise<JobRes
 
 export interface JobQueueOptions {
   db: EngramDatabase;
+  /** The commit path every write of the queue goes through (store/commit.ts). */
+  commit: Commit;
   handlers: Record<string, JobHandler>;
   now: () => number;
-  emit: (event: EngramEvent) => void;
   /** Attempts before a job is dropped (default 3). */
   maxAttempts?: number;
   /** First retry delay; doubles each attempt (default 1 s). */
@@ -153,7 +154,7 @@ export class JobQueue {
     let job: JobRecord | undefined;
     try {
       // Take the lease atomically so a second engine on this database cannot run the job too.
-      job = await db.transaction('rw', db.jobs, async () => {
+      job = await this.options.commit('take a job', ['jobs'], async () => {
         const row = await db.jobs.get(id);
         if (!row || (row.leaseUntil > now() && !locked)) return undefined;
         row.leaseUntil = now() + this.leaseMs;
@@ -190,26 +191,30 @@ export class JobQueue {
 
   /** Deletes, releases or reschedules the row; true when the job was scheduled again. */
   private async settleRow(job: JobRecord, result: JobResult): Promise<boolean> {
-    const { db, now, emit } = this.options;
+    const { db, now, commit } = this.options;
     if (result.kind === 'done') {
-      await db.jobs.delete(job.id);
+      await commit('finish a job', ['jobs'], () => db.jobs.delete(job.id));
       return false;
     }
     if (result.kind === 'cancelled') {
-      await db.jobs.update(job.id, { leaseUntil: 0 });
+      await commit('release a job', ['jobs'], () => db.jobs.update(job.id, { leaseUntil: 0 }));
       return false;
     }
     const attempts = job.attempts + 1;
     if (result.kind === 'drop' || attempts >= this.maxAttempts) {
-      await db.jobs.delete(job.id);
-      await db.events.add({ type: 'job', userId: job.userId, at: now(), data: { jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts } });
-      emit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts });
+      await commit('drop a job', ['jobs', 'events'], async (scope) => {
+        await db.jobs.delete(job.id);
+        await db.events.add({ type: 'job', userId: job.userId, at: now(), data: { jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts } });
+        scope.emit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts });
+      });
       return false;
     }
     const runAfter = now() + this.backoffMs * 2 ** (attempts - 1);
     const next = { ...job, attempts, runAfter, leaseUntil: 0 };
-    await db.jobs.put(next);
-    emit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'retry', reason: result.reason, attempts });
+    await commit('reschedule a job', ['jobs'], async (scope) => {
+      await db.jobs.put(next);
+      scope.emit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'retry', reason: result.reason, attempts });
+    });
     if (this.closing) return false;
     this.scheduled.delete(job.id);
     this.schedule(next);

@@ -6,7 +6,6 @@ import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from '../
 import type { LLMProvider } from '../llm/types.js';
 import { timestampSchema } from '../schema/common.js';
 import type { Episode } from '../schema/episode.js';
-import { applyWritten } from '../store/apply-to-index.js';
 import { toStorageError } from '../store/transaction-errors.js';
 
 export const closeEpisodeOptionsSchema = z
@@ -84,9 +83,7 @@ export async function closeEpisode(ctx: EngineContext, deps: CloseEpisodeDeps, i
 
   const now = ctx.now();
   const { db } = ctx;
-  let closed: Episode;
-  try {
-    closed = await db.transaction('rw', [db.episodes, db.events], async () => {
+  const closed = await ctx.commit(`close episode "${id}"`, ['episodes', 'events'], async () => {
       // Re-read: the episode may have changed (or gone) while the LLM was thinking; the app's latest values win.
       const latest = await readActive(ctx, id);
       const next: Episode = {
@@ -99,12 +96,7 @@ export async function closeEpisode(ctx: EngineContext, deps: CloseEpisodeDeps, i
       await db.episodes.put(next);
       await db.events.add({ type: 'episode-close', userId: next.userId, at: now, data: { episodeId: id, metadata, ...(reason ? { reason } : {}), ...(detail ? { detail } : {}), costUsd } });
       return next;
-    });
-  } catch (error) {
-    throw toStorageError(error, `close episode "${id}"`);
-  }
-  applyWritten(ctx, [{ record: closed }]);
-  ctx.emit({ type: 'change', written: [id], deleted: [] });
+  });
 
   const result: CloseEpisodeResult = { episode: closed, metadata, costUsd };
   if (reason) result.reason = reason;

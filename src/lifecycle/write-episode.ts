@@ -1,13 +1,11 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, QuotaError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import { episodeIndexText, type Episode, type EpisodeInput } from '../schema/episode.js';
-import { applyDeleted, applyWritten } from '../store/apply-to-index.js';
-import { isQuotaExceeded, toStorageError } from '../store/transaction-errors.js';
+import type { CommitScope } from '../store/commit.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
-import type { EngramEvent } from '../telemetry/events.js';
 import { findAutoParent } from './chaining.js';
 import { duplicatesInTransaction, findDuplicate } from './dedup.js';
 import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
@@ -24,6 +22,8 @@ export interface EpisodeWriteOptions {
   /** Provenance when the input does not say (trusted for direct adds). */
   defaultProvenance?: Episode['provenance'];
   promptVersion?: string | null;
+  /** More writes for the same transaction (the caller's bookkeeping, e.g. stage 2's capture state in `meta`). */
+  inTransaction?: () => Promise<void>;
 }
 
 /** Builds the stored record from validated input, filling every default. */
@@ -69,8 +69,9 @@ export function buildEpisode(input: EpisodeInput, now: number, options: EpisodeW
  * The one way an episode gets written. Embeds first (outside any
  * transaction: IndexedDB commits a transaction that waits on anything else),
  * decides dedup and chaining from the index, then applies everything in a
- * single transaction: replace + re-point children + insert + eviction +
- * audit events. A failure anywhere leaves the store as it was.
+ * single commit: replace + re-point children + insert + eviction + audit
+ * events (the dedup and eviction events are emitted once it committed). A
+ * failure anywhere leaves the store as it was.
  */
 export async function writeEpisode(
   ctx: EngineContext,
@@ -89,8 +90,9 @@ export async function writeEpisode(
     ? null
     : findAutoParent(ctx, draft, vector!, new Set([draft.id, ...(duplicate ? [duplicate.replacedId] : [])]));
 
-  const attempt = (quotaRelief: boolean) =>
-    ctx.db.transaction('rw', [ctx.db.episodes, ctx.db.vectorBlocks, ctx.db.events], async () => {
+  const attempt = (quotaRelief: boolean, operation: string) =>
+    ctx.commit(operation, ['episodes', 'vectorBlocks', 'events', ...(options.inTransaction ? (['meta'] as const) : [])], async (scope: CommitScope) => {
+      evicted = [];
       const record: Episode = { ...draft };
       const existing = await ctx.db.episodes.get(record.id);
       if (existing) {
@@ -118,6 +120,7 @@ export async function writeEpisode(
             at: now,
             data: { replacedId: victim.id, byId: record.id, similarity: candidate.similarity },
           });
+          scope.emit({ type: 'dedup', userId: record.userId, replacedId: victim.id, byId: record.id, similarity: candidate.similarity });
           break;
         }
       }
@@ -137,8 +140,11 @@ export async function writeEpisode(
         const total = await ctx.db.episodes.where('userId').equals(record.userId).count();
         const relief = (await oldestUnpinned(ctx.db, record.userId, Math.max(1, Math.ceil(total * 0.02)))).filter((id) => id !== record.id);
         await deleteEpisodesInTx(ctx.db, relief);
-        if (relief.length) await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: relief, reason: 'quota' } });
-        quotaEvicted.push(...relief);
+        if (relief.length) {
+          await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: relief, reason: 'quota' } });
+          scope.emit({ type: 'eviction', userId: record.userId, evicted: relief, reason: 'quota' });
+        }
+        evicted.push(...relief);
       }
 
       await ctx.db.episodes.put(record);
@@ -153,36 +159,24 @@ export async function writeEpisode(
       );
       await deleteEpisodesInTx(ctx.db, [...ttl, ...cap]);
       for (const [reason, ids] of [['ttl', ttl], ['cap', cap]] as const) {
-        if (ids.length) await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: ids, reason } });
+        if (!ids.length) continue;
+        await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: ids, reason } });
+        scope.emit({ type: 'eviction', userId: record.userId, evicted: ids, reason });
+        evicted.push(...ids);
       }
-      return { record, replaced, ttl, cap };
+      await options.inTransaction?.();
+      return { record, replaced };
     });
 
-  const quotaEvicted: string[] = [];
+  // Filled inside the transaction (each attempt starts it afresh).
+  let evicted: string[] = [];
   let outcome;
   try {
-    outcome = await attempt(false);
+    outcome = await attempt(false, `write episode "${draft.id}"`);
   } catch (error) {
-    if (!isQuotaExceeded(error)) throw toStorageError(error, `write episode "${draft.id}"`);
-    try {
-      outcome = await attempt(true);
-    } catch (retryError) {
-      throw toStorageError(retryError, `write episode "${draft.id}" after evicting to free space`);
-    }
+    if (!(error instanceof QuotaError)) throw error;
+    outcome = await attempt(true, `write episode "${draft.id}" after evicting to free space`);
   }
-
-  const { record, replaced, ttl, cap } = outcome;
-  const evicted = [...quotaEvicted, ...ttl, ...cap];
-  applyDeleted(ctx, [...(replaced ? [replaced.id] : []), ...evicted]);
-  applyWritten(ctx, [{ record, vector }]);
-
-  const events: EngramEvent[] = [];
-  if (replaced) events.push({ type: 'dedup', userId: record.userId, replacedId: replaced.id, byId: record.id, similarity: replaced.similarity });
-  if (quotaEvicted.length) events.push({ type: 'eviction', userId: record.userId, evicted: quotaEvicted, reason: 'quota' });
-  if (ttl.length) events.push({ type: 'eviction', userId: record.userId, evicted: ttl, reason: 'ttl' });
-  if (cap.length) events.push({ type: 'eviction', userId: record.userId, evicted: cap, reason: 'cap' });
-  events.push({ type: 'change', written: [record.id], deleted: [...(replaced ? [replaced.id] : []), ...evicted] });
-  for (const event of events) ctx.emit(event);
-
+  const { record, replaced } = outcome;
   return { episode: record, ...(replaced ? { replaced } : {}), evicted };
 }

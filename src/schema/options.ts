@@ -50,7 +50,7 @@ export function resolveLifecycle(options: LifecycleOptions = {}): ResolvedLifecy
 }
 
 /**
- * The persisted index snapshot (store/index-snapshot.ts): a copy of the
+ * The persisted index snapshot (search/persistence/index-snapshot.ts): a copy of the
  * search index in IndexedDB that lets a large store open without reading
  * every record. `false` turns it off (less storage, slower opens).
  */

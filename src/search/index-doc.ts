@@ -1,6 +1,7 @@
 import type { MemoryType } from '../schema/common.js';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
+import type { TaskRecord } from '../schema/task.js';
 
 /**
  * What the in-memory index keeps about each memory: just enough to filter and
@@ -66,5 +67,21 @@ export function indexDocOf(record: Episode | Fact): IndexDoc | null {
       startedAt: record.startedAt,
       endedAt: record.endedAt,
     },
+  };
+}
+
+/** The task index document of a task (behind `tasks.relevant`; only completed tasks are indexed). */
+export function taskDoc(task: TaskRecord): IndexDoc {
+  return {
+    id: task.id,
+    userId: task.userId,
+    kind: 'task',
+    createdAt: task.startedAt,
+    touchedAt: task.completedAt ?? task.startedAt,
+    tags: task.context.tags,
+    importance: 0.5,
+    pinned: false,
+    archived: false,
+    fields: { type: task.type, domain: task.context.domain, language: task.context.language },
   };
 }

@@ -16,7 +16,7 @@ interface UserIndex {
   pendingKeywords: PendingKeywords;
 }
 
-/** Told of every change to the index, so a persisted snapshot knows what to rewrite (store/index-snapshot.ts). */
+/** Told of every change to the index, so a persisted snapshot knows what to rewrite (search/persistence/index-snapshot.ts). */
 export interface IndexObserver {
   changed(id: string): void;
   removed(id: string): void;

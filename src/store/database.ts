@@ -3,7 +3,8 @@ import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
 import type { ProfileRecord } from '../schema/profile.js';
-import type { SnapshotRow } from './index-snapshot.js';
+import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
+import { changeFeedMiddleware, type ChangeFeed } from './change-feed.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
@@ -34,6 +35,8 @@ export class EngramDatabase extends Dexie {
   snapshot!: Table<SnapshotRow, string>;
   /** Which committed write the store is at (see write-mark.ts); the index snapshot is valid only at the same mark. */
   readonly writeMark: WriteMark;
+  /** Every committed transaction's rows (see change-feed.ts): how the indexes and the app hear of each write. */
+  readonly changes: ChangeFeed;
 
   constructor(name: string, deps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, deps && (deps.indexedDB || deps.IDBKeyRange) ? deps : undefined);
@@ -69,5 +72,8 @@ export class EngramDatabase extends Dexie {
     const { mark, middleware } = writeMarkMiddleware();
     this.writeMark = mark;
     this.use(middleware);
+    const feed = changeFeedMiddleware();
+    this.changes = feed.feed;
+    this.use(feed.middleware);
   }
 }

@@ -17,8 +17,7 @@ import {
 } from '../schema/task.js';
 import type { MemoryIndex } from '../search/memory-index.js';
 import { resolveRanking } from '../search/ranking.js';
-import type { IndexDoc } from '../search/index-doc.js';
-import { toStorageError } from '../store/transaction-errors.js';
+import { taskDoc } from '../search/index-doc.js';
 import { putVectors, unpackBlocks } from '../store/vector-blocks.js';
 import { contextMatchScore, TASK_RETRIEVAL_WEIGHTS } from './context-match.js';
 import { checkDescription, checkStep, checkTaskSize, LIMITS } from './limits.js';
@@ -71,16 +70,45 @@ export interface TaskStats {
   patternQueue: { pending: number; processed: number; extractedInline: number };
 }
 
-/** Agent task episodes, engine side: storage, scoring, patterns, retrieval. */
-export class TaskStore {
-  private processed = 0;
-  private extractedInline = 0;
+/** Counts behind `tasks.stats().patternQueue`, shared by the task store and the pattern job. */
+export interface PatternCounters {
+  /** Pattern jobs run. */
+  processed: number;
+  /** Completions that extracted inline because the pattern queue was full. */
+  extractedInline: number;
+}
 
+/** The queued pattern extraction (tasks.asyncPatterns). */
+export function patternJobHandler(ctx: EngineContext, counters: PatternCounters): JobHandler {
+  return async (job) => {
+    const { taskId } = job.payload as { taskId: string };
+    const { db } = ctx;
+    const task = await db.tasks.get(taskId);
+    if (!task?.outcome) return { kind: 'drop', reason: `task ${taskId} is gone` };
+    const steps = await db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();
+    const patterns = extractPatterns(task, steps, task.outcome.kind === 'success', ctx.now());
+    await ctx.commit('extract patterns', ['patterns', 'tasks'], async () => {
+      const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
+      await db.patterns.bulkPut(patterns.map((p, i) => (existing[i] ? mergePattern(existing[i]!, p) : p)));
+      await db.tasks.update(taskId, { patternIds: patterns.map((p) => p.id) });
+    });
+    counters.processed++;
+    return { kind: 'done' };
+  };
+}
+
+/**
+ * Agent task episodes, engine side: storage, scoring, patterns, retrieval.
+ * Writes go through the commit path, which also keeps `index` (completed
+ * tasks' description vectors) in step.
+ */
+export class TaskStore {
   constructor(
     private readonly ctx: EngineContext,
     private readonly index: MemoryIndex,
     private readonly options: TasksOptions,
-    private readonly queue: () => JobQueue,
+    private readonly queue: JobQueue,
+    private readonly counters: PatternCounters,
   ) {}
 
   /** Loads completed tasks and their description vectors into the task index (at open); re-embeds when the vector space changed. */
@@ -92,7 +120,7 @@ export class TaskStore {
     const missing = tasks.filter((t) => !sameSpace || stored.get(t.id)?.length !== embedder.dimension);
     const fresh = await embedTexts(this.ctx, missing.map((t) => t.description || ' '));
     if (missing.length) {
-      await db.transaction('rw', db.vectorBlocks, () =>
+      await this.ctx.commit('embed task descriptions', ['vectorBlocks'], () =>
         putVectors(db, missing.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: fresh[i]! }))),
       );
     }
@@ -119,7 +147,7 @@ export class TaskStore {
       patternIds: [],
       metadata: input.metadata ?? {},
     };
-    await this.write('start a task', [this.ctx.db.tasks], () => this.ctx.db.tasks.add(task));
+    await this.ctx.commit('start a task', ['tasks'], () => this.ctx.db.tasks.add(task));
     return task;
   }
 
@@ -127,7 +155,7 @@ export class TaskStore {
   async appendSteps(taskId: string, steps: z.output<typeof stepInputSchema>[]): Promise<number> {
     if (steps.length === 0) return (await this.mustGet(taskId)).stepCount;
     const { db } = this.ctx;
-    return this.write('record steps', [db.tasks, db.steps], async () => {
+    return this.ctx.commit('record steps', ['tasks', 'steps'], async () => {
       const task = await db.tasks.get(taskId);
       if (!task) throw new NotFoundError('task', taskId);
       if (task.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
@@ -148,13 +176,13 @@ export class TaskStore {
     checkTaskSize(JSON.stringify({ task, steps, outcome }));
     const now = this.ctx.now();
     const succeeded = outcome.kind === 'success';
-    const asyncPatterns = !!this.options.asyncPatterns && this.queue().pending < (this.options.maxPatternQueue ?? 1000);
+    const asyncPatterns = !!this.options.asyncPatterns && this.queue.pending < (this.options.maxPatternQueue ?? 1000);
     const patterns = asyncPatterns ? [] : extractPatterns(task, steps, succeeded, now);
-    if (this.options.asyncPatterns && !asyncPatterns) this.extractedInline++;
+    if (this.options.asyncPatterns && !asyncPatterns) this.counters.extractedInline++;
 
     const [vector] = await embedTexts(this.ctx, [task.description || ' ']);
     const { db } = this.ctx;
-    const result = await this.write('complete a task', [db.tasks, db.patterns, db.vectorBlocks, db.jobs], async () => {
+    const done = await this.ctx.commit('complete a task', ['tasks', 'patterns', 'vectorBlocks', 'jobs'], async (scope) => {
       const current = await db.tasks.get(taskId);
       if (!current || current.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
       const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
@@ -163,38 +191,23 @@ export class TaskStore {
       await db.patterns.bulkPut(merged);
       const reward = computeReward({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, newPatternCount, metadata: task.metadata, weights: this.options.efficiencyWeights });
       const reflection = reflect({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, maxItems: this.options.reflectionItems });
-      const done: TaskRecord = { ...current, status: 'completed', completedAt: now, outcome, reward, reflection, patternIds: merged.map((p) => p.id) };
-      await db.tasks.put(done);
+      const completed: TaskRecord = { ...current, status: 'completed', completedAt: now, outcome, reward, reflection, patternIds: merged.map((p) => p.id) };
+      await db.tasks.put(completed);
       await putVectors(db, [{ id: taskId, userId: task.userId, kind: 'task', vector: vector! }]);
-      let job;
       if (asyncPatterns) {
-        job = this.queue().newJob(`patterns:${taskId}`, PATTERN_JOB, task.userId, { taskId });
+        const job = this.queue.newJob(`patterns:${taskId}`, PATTERN_JOB, task.userId, { taskId });
         await db.jobs.put(job);
+        scope.afterCommit(() => this.queue.schedule(job));
       }
-      return { done, job };
+      return completed;
     });
-    this.index.upsert({ doc: taskDoc(result.done), text: result.done.description, vector: vector! });
-    if (result.job) this.queue().schedule(result.job);
-    return { reward: result.done.reward!, reflection: result.done.reflection!, patternIds: result.done.patternIds };
+    return { reward: done.reward!, reflection: done.reflection!, patternIds: done.patternIds };
   }
 
-  /** The queued pattern extraction (tasks.asyncPatterns). */
-  patternJob(): JobHandler {
-    return async (job) => {
-      const { taskId } = job.payload as { taskId: string };
-      const { db } = this.ctx;
-      const task = await db.tasks.get(taskId);
-      if (!task?.outcome) return { kind: 'drop', reason: `task ${taskId} is gone` };
-      const steps = await db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();
-      const patterns = extractPatterns(task, steps, task.outcome.kind === 'success', this.ctx.now());
-      await db.transaction('rw', [db.patterns, db.tasks], async () => {
-        const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
-        await db.patterns.bulkPut(patterns.map((p, i) => (existing[i] ? mergePattern(existing[i]!, p) : p)));
-        await db.tasks.update(taskId, { patternIds: patterns.map((p) => p.id) });
-      });
-      this.processed++;
-      return { kind: 'done' };
-    };
+  /** Tasks of a user, newest first (for the inspector). */
+  async list(userId: string, limit: number): Promise<TaskRecord[]> {
+    const tasks = await this.ctx.db.tasks.where('userId').equals(userId).toArray();
+    return tasks.sort((a, b) => b.startedAt - a.startedAt).slice(0, limit);
   }
 
   async get(taskId: string): Promise<TaskRecord & { steps: StepRecord[] }> {
@@ -250,7 +263,7 @@ export class TaskStore {
       byOutcome,
       averageReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
       patterns: userId === undefined ? await db.patterns.count() : await db.patterns.where('userId').equals(userId).count(),
-      patternQueue: { pending: (await db.jobs.where('kind').equals(PATTERN_JOB).count()), processed: this.processed, extractedInline: this.extractedInline },
+      patternQueue: { pending: await db.jobs.where('kind').equals(PATTERN_JOB).count(), processed: this.counters.processed, extractedInline: this.counters.extractedInline },
     };
   }
 
@@ -263,28 +276,4 @@ export class TaskStore {
     if (!task) throw new NotFoundError('task', taskId);
     return task;
   }
-
-  private async write<T>(operation: string, tables: Parameters<EngineContext['db']['transaction']>[1][], body: () => Promise<T>): Promise<T> {
-    try {
-      return await this.ctx.db.transaction('rw', tables as never, body);
-    } catch (error) {
-      throw toStorageError(error, operation);
-    }
-  }
-}
-
-/** The task index document of a task (also used by the cross-tab refresh, store/change-signal.ts). */
-export function taskDoc(task: TaskRecord): IndexDoc {
-  return {
-    id: task.id,
-    userId: task.userId,
-    kind: 'task',
-    createdAt: task.startedAt,
-    touchedAt: task.completedAt ?? task.startedAt,
-    tags: task.context.tags,
-    importance: 0.5,
-    pinned: false,
-    archived: false,
-    fields: { type: task.type, domain: task.context.domain, language: task.context.language },
-  };
 }

@@ -27,11 +27,24 @@ export interface EvictionEvent {
   reason: 'ttl' | 'cap' | 'quota';
 }
 
+/** The tables a `change` event reports on: everything the app can read back. */
+export type ChangeTable = 'episodes' | 'facts' | 'tasks' | 'steps' | 'patterns' | 'profiles';
+
+/**
+ * One committed transaction's changes (or another tab's, as it arrives):
+ * emitted once per committed write, after it committed, never for one that
+ * rolled back. Recall's access-time bookkeeping is not reported.
+ */
 export interface ChangeEvent {
   type: 'change';
-  /** What changed: ids written or deleted, per table. Emitted after the transaction commits. */
+  /** Keys of the rows written: episode, fact, task, step (`taskId#n`) and pattern ids, and a profile's userId. */
   written: string[];
+  /** Keys of the rows deleted. */
   deleted: string[];
+  /** The users whose data changed. */
+  userIds: string[];
+  /** The tables that changed. */
+  tables: ChangeTable[];
 }
 
 export interface JobEvent {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemory, ValidationError, type Embedder, type Memory } from '../../src/index.js';
-import { decodeVector } from '../../src/store/export-format.js';
+import { decodeVector } from '../../src/portability/export-format.js';
 import { freshIndexedDB, snapshot } from '../support/memory.js';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportError, type Memory } from '../../src/index.js';
-import { fnv1a } from '../../src/store/export-format.js';
+import { fnv1a } from '../../src/portability/export-format.js';
 import { openMemory, snapshot } from '../support/memory.js';
 
 /**

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { saveSnapshot, SnapshotBlocks, type SnapshotBlock, type SnapshotHeader } from '../../src/store/index-snapshot.js';
+import { saveSnapshot, SnapshotBlocks, type SnapshotBlock, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 
 /**
- * The persisted index snapshot (src/store/index-snapshot.ts): a large store
+ * The persisted index snapshot (src/search/persistence/index-snapshot.ts): a large store
  * opens from a few blocks instead of every record, and never from a snapshot
  * that misses a committed write.
  */

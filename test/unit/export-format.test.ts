@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../src/errors.js';
-import { buildFact } from '../../src/store/write-fact.js';
-import { parseExport, serializeExport } from '../../src/store/export-format.js';
+import { buildFact } from '../../src/facts/build-fact.js';
+import { parseExport, serializeExport } from '../../src/portability/export-format.js';
 
 const fact = buildFact({ id: 'f1', text: 'Likes green tea' }, 1_700_000_000_000);
 const file = serializeExport({

@@ -1,14 +1,14 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import type { ProgressListener } from '../embed/embedder.js';
-import type { EngineContext } from '../engine-context.js';
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
-import { indexDocOf } from '../search/index-doc.js';
-import type { IndexEntry } from '../search/memory-index.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import type { ProgressListener } from '../../embed/embedder.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { Episode } from '../../schema/episode.js';
+import type { Fact } from '../../schema/fact.js';
+import { indexDocOf } from '../index-doc.js';
+import type { IndexEntry } from '../memory-index.js';
 import { loadSnapshot, type SnapshotBlocks } from './index-snapshot.js';
-import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
-import { putVectors, vectorAt } from './vector-blocks.js';
-import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from '../../schema/records.js';
+import { putVectors, vectorAt } from '../../store/vector-blocks.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 
 const REEMBED_BATCH = 256;
 
@@ -19,7 +19,7 @@ const REEMBED_BATCH = 256;
  * lost their vector (a crash between versions of engram) are re-embedded too.
  *
  * With `snapshots`, a persisted index snapshot at the store's current write
- * mark is loaded instead of the records (store/index-snapshot.ts), and the
+ * mark is loaded instead of the records (search/persistence/index-snapshot.ts), and the
  * index reports its changes to `snapshots` from then on.
  */
 export async function rebuildIndex(
@@ -94,7 +94,7 @@ async function reembed(
   // Another embedder's vectors all go at once, so no batch has any to replace (a crash before the last batch
   // leaves the old embedder's stamp, and the next open re-embeds again); a repair only fills vectors that are missing.
   if (why === 'reembed') {
-    await db.transaction('rw', db.vectorBlocks, async () => {
+    await ctx.commit('drop the old embedder\'s vectors', ['vectorBlocks'], async () => {
       await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode']).primaryKeys());
     });
   }
@@ -102,7 +102,7 @@ async function reembed(
     const batch = records.slice(start, start + REEMBED_BATCH);
     const vectors = await embedTexts(ctx, batch.map((r) => r.text));
     const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
-    await db.transaction('rw', db.vectorBlocks, () => putVectors(db, entries, { mayExist: [] }));
+    await ctx.commit('store re-embedded vectors', ['vectorBlocks'], () => putVectors(db, entries, { mayExist: [] }));
     batch.forEach((r, i) => into.set(r.id, vectors[i]!));
     onProgress?.({
       phase: 'reembed',

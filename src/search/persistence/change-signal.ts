@@ -1,9 +1,8 @@
-import type { EngineContext } from '../engine-context.js';
-import type { TaskRecord } from '../schema/task.js';
-import type { IndexDoc } from '../search/index-doc.js';
-import type { MemoryIndex } from '../search/memory-index.js';
-import { applyDeleted, applyWritten } from './apply-to-index.js';
-import { getVectors } from './vector-blocks.js';
+import type { ChangeTable } from '../../telemetry/events.js';
+import type { EngramDatabase } from '../../store/database.js';
+import { getVectors } from '../../store/vector-blocks.js';
+import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
+import type { MemoryIndex } from '../memory-index.js';
 
 /**
  * The cross-tab change signal. Several engines may open one database (one per
@@ -18,23 +17,28 @@ import { getVectors } from './vector-blocks.js';
  * exist here) is still correct after a reopen, which rebuilds its index.
  */
 export interface ChangeMessage {
-  /** Ids of episodes, facts or completed tasks that were written (created, replaced or updated). */
+  /** Keys of rows that were written (created, replaced or updated): memories, tasks, steps, patterns, profiles. */
   written: string[];
-  /** Ids that were deleted (evicted, replaced by dedup, forgotten). */
+  /** Keys that were deleted (evicted, replaced by dedup, forgotten). */
   deleted: string[];
+  /** The users whose data changed. */
+  userIds: string[];
+  /** The tables that changed. */
+  tables: ChangeTable[];
 }
 
 /** What the receiving side refreshes: the memory index, and the task index behind `tasks.relevant`. */
 export interface RefreshTargets {
-  ctx: EngineContext;
+  db: EngramDatabase;
+  dimension: number;
+  index: MemoryIndex;
   taskIndex: MemoryIndex;
-  /** Builds the task index document of a completed task. */
-  taskDoc: (task: TaskRecord) => IndexDoc;
   /** Told after each refresh, so the app's `change` listeners hear about other tabs too. */
   onRefreshed: (change: ChangeMessage) => void;
 }
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
+const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'tasks', 'steps', 'patterns', 'profiles'];
 
 /**
  * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
@@ -79,7 +83,7 @@ export class ChangeSignal {
     for (const touched of this.readers) for (const id of [...change.written, ...change.deleted]) touched.add(id);
     if (this.closed || !this.channel || (change.written.length === 0 && change.deleted.length === 0)) return;
     try {
-      this.channel.postMessage({ v: PROTOCOL, written: change.written, deleted: change.deleted });
+      this.channel.postMessage({ v: PROTOCOL, ...change });
     } catch {
       // A hint only: a failed post leaves the others stale until their next open, never wrong on disk.
     }
@@ -111,8 +115,7 @@ export class ChangeSignal {
 
   private async refresh(targets: RefreshTargets, message: ChangeMessage): Promise<void> {
     if (this.closed) return;
-    const { ctx, taskIndex } = targets;
-    const { db, embedder } = ctx;
+    const { db, dimension, index, taskIndex } = targets;
     // Written or deleted, IndexedDB says what each id is now; the message only says where to look.
     const ids = [...new Set([...message.written, ...message.deleted])];
     const touchedLocally = new Set<string>();
@@ -136,22 +139,22 @@ export class ChangeSignal {
       if (touchedLocally.has(id)) return void again.push(id);
       const record = rows.episodes[i] ?? rows.facts[i];
       const stored = rows.vectors.get(id)?.vector;
-      const vector = stored && stored.length === embedder.dimension ? stored : undefined;
-      if (record && (vector || ctx.index.has(id))) applyWritten(ctx, [{ record, vector }]);
-      else applyDeleted(ctx, [id]);
+      const vector = stored && stored.length === dimension ? stored : undefined;
+      if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);
+      else applyDeleted(index, [id]);
       const task = rows.tasks[i];
-      if (task?.status === 'completed' && vector) taskIndex.upsert({ doc: targets.taskDoc(task), text: task.description, vector });
-      else taskIndex.remove(id);
+      if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
     });
-    if (again.length) this.enqueue({ written: again, deleted: [] });
+    if (again.length) this.enqueue({ written: again, deleted: [], userIds: message.userIds, tables: message.tables });
     targets.onRefreshed(message);
   }
 }
 
 function parseMessage(data: unknown): ChangeMessage | null {
   if (typeof data !== 'object' || data === null) return null;
-  const { v, written, deleted } = data as { v?: unknown; written?: unknown; deleted?: unknown };
-  const ids = (value: unknown) => Array.isArray(value) && value.every((id) => typeof id === 'string');
-  if (v !== PROTOCOL || !ids(written) || !ids(deleted)) return null;
-  return { written: written as string[], deleted: deleted as string[] };
+  const { v, written, deleted, userIds, tables } = data as Record<string, unknown>;
+  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((id) => typeof id === 'string');
+  if (v !== PROTOCOL || !strings(written) || !strings(deleted) || !strings(userIds) || !strings(tables)) return null;
+  if (!tables.every((t) => (TABLES as readonly string[]).includes(t))) return null;
+  return { written, deleted, userIds, tables: tables as ChangeTable[] };
 }

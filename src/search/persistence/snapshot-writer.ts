@@ -1,6 +1,6 @@
-import type { EngineContext } from '../engine-context.js';
-import type { IndexObserver } from '../search/memory-index.js';
-import { unrefTimer } from '../timers.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { IndexObserver } from '../memory-index.js';
+import { unrefTimer } from '../../timers.js';
 import { saveSnapshot, SnapshotBlocks } from './index-snapshot.js';
 
 export interface SnapshotWriterOptions {

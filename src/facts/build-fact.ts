@@ -1,4 +1,3 @@
-import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { Fact, FactInput } from '../schema/fact.js';
@@ -28,4 +27,3 @@ export function buildFact(input: FactInput, now: number, source: Fact['source'] 
   };
 }
 
-export type { EngineContext };

@@ -1,6 +1,6 @@
-import type { IndexBatch, MemoryIndex } from '../search/memory-index.js';
-import type { IndexDoc } from '../search/index-doc.js';
-import { encodeDocs, readColumns, type DocColumns } from '../search/doc-columns.js';
+import type { IndexBatch, MemoryIndex } from '../memory-index.js';
+import type { IndexDoc } from '../index-doc.js';
+import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
 
 /**
  * One block of the index snapshot (index-snapshot.ts): up to BLOCK_SIZE

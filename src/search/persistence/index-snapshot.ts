@@ -1,8 +1,8 @@
-import type { EngramDatabase } from './database.js';
-import type { IndexObserver, MemoryIndex } from '../search/memory-index.js';
-import { newId } from '../ids.js';
-import { NO_MARK, WRITE_MARK_KEY } from './write-mark.js';
-import type { EmbedderStamp } from '../schema/records.js';
+import type { EngramDatabase } from '../../store/database.js';
+import type { IndexObserver, MemoryIndex } from '../memory-index.js';
+import { newId } from '../../ids.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
+import type { EmbedderStamp } from '../../schema/records.js';
 import { decodeBlock, encodeBlock, type SnapshotBlock } from './snapshot-block.js';
 
 export type { SnapshotBlock } from './snapshot-block.js';

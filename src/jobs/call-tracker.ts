@@ -1,0 +1,42 @@
+import { ClosedError } from '../errors.js';
+
+/**
+ * The engine's calls in flight: what `idle()` waits for, what `close()` gives
+ * until its deadline, and what keeps the index snapshot from being saved
+ * mid-write. After `stop()`, new calls are refused with a ClosedError.
+ */
+export class CallTracker {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  get size(): number {
+    return this.inFlight.size;
+  }
+
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  /** Runs a public call (refused once stopped) and tracks it until it settles. */
+  run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new ClosedError(operation));
+    return this.track(body());
+  }
+
+  /** Tracks background work a call started (it must finish before close). */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const forget = () => this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Resolves when every call tracked now has settled. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

@@ -1,0 +1,122 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import type { EngineContext } from '../engine-context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { orderSequence, type SequenceOptions } from '../recall/sequence.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import { episodeIndexText, type Episode, type EpisodePatch } from '../schema/episode.js';
+import type { EpisodeListQuery } from '../schema/query.js';
+import { listEpisodes } from '../store/list-records.js';
+import { toStorageError } from '../store/transaction-errors.js';
+import { putVectors } from '../store/vector-blocks.js';
+import { chainOf } from './chaining.js';
+import { deleteEpisodesInTx } from './eviction.js';
+
+const STATE_ORDER: readonly Episode['state'][] = ['active', 'summarized', 'archived'];
+
+/**
+ * Episodes, engine side, beyond writing a new one (write-episode.ts) and
+ * closing one (close-episode.ts): read, list, update, delete, and the arcs
+ * (chain, children) and topic replay built on them.
+ */
+export class EpisodeStore {
+  constructor(private readonly ctx: EngineContext) {}
+
+  async get(id: string): Promise<Episode> {
+    let episode: Episode | undefined;
+    try {
+      episode = await this.ctx.db.episodes.get(id);
+    } catch (error) {
+      throw toStorageError(error, `read episode "${id}"`);
+    }
+    if (!episode) throw new NotFoundError('episode', id);
+    return episode;
+  }
+
+  list(query: EpisodeListQuery): Promise<Episode[]> {
+    return listEpisodes(this.ctx.db, query);
+  }
+
+  async update(id: string, patch: EpisodePatch): Promise<Episode> {
+    const { ctx } = this;
+    const { db } = ctx;
+    const current = await this.get(id);
+    const merged = { ...current, ...patch } as Episode;
+    const textChanged = patch.text !== undefined || patch.goal !== undefined || patch.context !== undefined;
+    merged.text = patch.text ?? (textChanged ? episodeIndexText({ goal: merged.goal, context: merged.context }) : current.text);
+    if (!merged.text.trim()) {
+      throw new ValidationError('An episode needs a non-empty text (or goal).', [{ path: 'text', message: 'would be empty' }]);
+    }
+    if (merged.parentId === id) throw new ValidationError('An episode cannot be its own parent.', [{ path: 'parentId', message: 'equals the episode id' }]);
+    if (STATE_ORDER.indexOf(merged.state) < STATE_ORDER.indexOf(current.state)) {
+      throw new ValidationError(`An episode's state only moves forward (active → summarized → archived); it is "${current.state}".`, [
+        { path: 'state', message: `cannot go back to "${merged.state}"` },
+      ]);
+    }
+    merged.updatedAt = ctx.now();
+    const vector = merged.text !== current.text ? (await embedTexts(ctx, [merged.text]))[0] : undefined;
+    await ctx.commit('update an episode', ['episodes', 'vectorBlocks'], async () => {
+      if (!(await db.episodes.get(id))) throw new NotFoundError('episode', id);
+      if (merged.parentId) {
+        const parent = await db.episodes.get(merged.parentId);
+        if (!parent) throw new NotFoundError('episode', merged.parentId);
+        if ((await chainOf((pid) => db.episodes.get(pid), parent)).some((e) => e.id === id)) {
+          throw new ValidationError('That parent would make the chain a cycle.', [{ path: 'parentId', message: 'is a descendant of this episode' }]);
+        }
+      }
+      await db.episodes.put(merged);
+      if (vector) await putVectors(db, [{ id, userId: merged.userId, kind: 'episode', vector }]);
+    });
+    return merged;
+  }
+
+  async delete(id: string): Promise<void> {
+    const { db } = this.ctx;
+    await this.ctx.commit('delete an episode', ['episodes', 'vectorBlocks'], async () => {
+      if (!(await db.episodes.get(id))) throw new NotFoundError('episode', id);
+      await deleteEpisodesInTx(db, [id]);
+    });
+  }
+
+  /** The arc this episode belongs to: ancestors root-first, the episode, then its descendants by start time. */
+  async chain(id: string): Promise<Episode[]> {
+    const { db } = this.ctx;
+    const start = await this.get(id);
+    const ancestors = await chainOf((pid) => db.episodes.get(pid), start);
+    const seen = new Set(ancestors.map((e) => e.id));
+    const descendants: Episode[] = [];
+    let frontier = [start.id];
+    while (frontier.length) {
+      const next = (await db.episodes.where('parentId').anyOf(frontier).toArray()).filter((e) => !seen.has(e.id));
+      next.forEach((e) => seen.add(e.id));
+      descendants.push(...next.sort((a, b) => a.startedAt - b.startedAt));
+      frontier = next.map((e) => e.id);
+    }
+    return [...ancestors, ...descendants];
+  }
+
+  async children(id: string): Promise<Episode[]> {
+    await this.get(id);
+    const kids = await this.ctx.db.episodes.where('parentId').equals(id).toArray();
+    return kids.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** Chronological replay of a topic (see recall/sequence.ts). */
+  async sequence(topic: string, options: SequenceOptions = {}): Promise<Episode[]> {
+    const { ctx } = this;
+    const limit = options.limit ?? 10;
+    const [vector] = await embedTexts(ctx, [topic]);
+    const hits = ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: topic }, {
+      k: 2 * limit,
+      types: ['episode'],
+      includeArchived: options.includeArchived,
+      ranking: ctx.ranking,
+      now: ctx.now(),
+    });
+    const episodes = await ctx.db.episodes.bulkGet(hits.map((h) => h.id));
+    const candidates = hits.flatMap((hit, i) => {
+      const episode = episodes[i];
+      return episode ? [{ episode, similarity: hit.parts.similarity }] : [];
+    });
+    return orderSequence(candidates, limit, options.minRelevance ?? 0.5);
+  }
+}

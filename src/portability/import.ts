@@ -1,0 +1,53 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import type { EngineContext } from '../engine-context.js';
+import type { MemoryRecord } from '../recall/recall.js';
+import { indexDocOf } from '../search/index-doc.js';
+import { putVectors } from '../store/vector-blocks.js';
+import { parseExport } from './export-format.js';
+
+export interface ImportSummary {
+  episodes: number;
+  facts: number;
+  profiles: number;
+  tasks: number;
+  reembedded: number;
+}
+
+/**
+ * Imports an export: every line validated against its record schema before
+ * anything is written, embedded where vectors are missing or from another
+ * embedder, then written in one commit. Records with existing ids are
+ * overwritten.
+ */
+export async function importData(ctx: EngineContext, text: string): Promise<ImportSummary> {
+  const contents = parseExport(text);
+  const { db, embedder } = ctx;
+  const sameSpace = contents.header.embedder?.id === embedder.id && contents.header.embedder.dimension === embedder.dimension;
+  const records: MemoryRecord[] = [...contents.episodes, ...contents.facts];
+  const vectors = new Map<string, Float32Array>();
+  const needEmbedding: MemoryRecord[] = [];
+  for (const record of records) {
+    const v = sameSpace ? contents.vectors.get(record.id) : undefined;
+    if (v && v.length === embedder.dimension) vectors.set(record.id, v);
+    else if (indexDocOf(record)) needEmbedding.push(record);
+  }
+  const fresh = await embedTexts(ctx, needEmbedding.map((r) => r.text));
+  needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
+
+  const completed = contents.tasks.filter((t) => t.status === 'completed');
+  const taskVectors = await embedTexts(ctx, completed.map((t) => t.description || ' '));
+  await ctx.commit('import', ['episodes', 'facts', 'profiles', 'vectorBlocks', 'tasks', 'steps', 'patterns'], async () => {
+    await db.episodes.bulkPut(contents.episodes);
+    await db.facts.bulkPut(contents.facts);
+    await db.profiles.bulkPut(contents.profiles);
+    await db.tasks.bulkPut(contents.tasks);
+    await db.steps.bulkPut(contents.steps);
+    await db.patterns.bulkPut(contents.patterns);
+    // Imported records overwrite stored ones with the same ids; putVectors replaces their vectors too.
+    await putVectors(db, [
+      ...completed.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: taskVectors[i]! })),
+      ...records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
+    ]);
+  });
+  return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
+}

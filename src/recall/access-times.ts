@@ -1,0 +1,74 @@
+import type { EngineContext } from '../engine-context.js';
+import type { MemoryType } from '../schema/common.js';
+
+/**
+ * Records that memories were recalled (`lastAccessedAt`, which recency
+ * decays from). The index sees the access at once; the records are written
+ * in the background, and the accesses of back-to-back recalls are gathered
+ * into one quiet commit (no `change` event: nothing the app wrote changed),
+ * so a burst of recalls costs one write, not one each. Any other engine call
+ * first waits for them (`settle`), so it sees every access recorded.
+ */
+export class AccessTimes {
+  private pending = new Map<string, { type: MemoryType; at: number }>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** Resolves the tracked promise of the scheduled write (whoever starts it: the timer or `settle`). */
+  private fire: (() => void) | null = null;
+  private writing: Promise<void> = Promise.resolve();
+
+  /** `track` keeps the engine's idle() and close() waiting for the background write. */
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly track: (work: Promise<unknown>) => void,
+  ) {}
+
+  record(memories: readonly { id: string; type: MemoryType }[]): void {
+    if (memories.length === 0) return;
+    const at = this.ctx.now();
+    for (const m of memories) {
+      const doc = this.ctx.index.doc(m.id);
+      if (doc) this.ctx.index.updateDoc({ ...doc, touchedAt: Math.max(doc.touchedAt, at) });
+      this.pending.set(m.id, { type: m.type, at });
+    }
+    if (this.timer) return;
+    this.track(new Promise<void>((resolve) => (this.fire = resolve)).then(() => this.settle()));
+    this.timer = setTimeout(() => this.fire?.(), 0);
+  }
+
+  /** Writes what is pending now, and resolves once every access recorded so far is written. */
+  settle(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+      const fire = this.fire;
+      this.fire = null;
+      fire?.();
+    }
+    if (this.pending.size > 0) {
+      const batch = this.pending;
+      this.pending = new Map();
+      this.writing = this.writing.then(() => this.write(batch));
+    }
+    return this.writing;
+  }
+
+  private async write(batch: Map<string, { type: MemoryType; at: number }>): Promise<void> {
+    const { db } = this.ctx;
+    await this.ctx
+      .commit(
+        'record recall access times',
+        ['episodes', 'facts'],
+        async () => {
+          const later = (at: number) => (record: { lastAccessedAt: number }) => {
+            record.lastAccessedAt = Math.max(record.lastAccessedAt, at);
+          };
+          for (const [id, { type, at }] of batch) {
+            if (type === 'episode') await db.episodes.where(':id').equals(id).modify(later(at));
+            else await db.facts.where(':id').equals(id).modify(later(at));
+          }
+        },
+        { quiet: true },
+      )
+      .catch(() => undefined); // Best effort: a closed database or a deleted record is fine.
+  }
+}

@@ -1,0 +1,56 @@
+import { vectorsFor } from '../embed/provided-embeddings.js';
+import type { EngineContext } from '../engine-context.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
+import { toEpochMs, type RecallOptions } from '../schema/query.js';
+import type { ScoreParts } from '../search/ranking.js';
+import type { AccessTimes } from './access-times.js';
+
+export type MemoryRecord = Episode | Fact;
+
+export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
+  memory: M;
+  score: number;
+  parts: ScoreParts;
+}
+
+/** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
+export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+  const [vector] = await vectorsFor(ctx, [{ text: query, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
+  const hits = ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: query }, {
+    k: options.k ?? 10,
+    types: options.types,
+    tags: options.tags,
+    since: toEpochMs(options.since),
+    until: toEpochMs(options.until),
+    filter: options.filter,
+    includeArchived: options.includeArchived,
+    ranking: ctx.ranking,
+    now: ctx.now(),
+  });
+  const records = await readHits(ctx, hits);
+  const out: RecallHit[] = [];
+  hits.forEach((hit, i) => {
+    const memory = records[i];
+    // A record deleted by another tab since the index saw it is simply skipped.
+    if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
+  });
+  if (options.touch !== false) access.record(out.map((h) => h.memory));
+  return out;
+}
+
+async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: string }[]): Promise<(MemoryRecord | undefined)[]> {
+  const episodeIds = refs.filter((r) => r.kind === 'episode').map((r) => r.id);
+  const factIds = refs.filter((r) => r.kind === 'fact').map((r) => r.id);
+  const { db } = ctx;
+  // One read transaction over the tables that have ids (each transaction is a round trip to the browser's IndexedDB).
+  const tables = [...(episodeIds.length ? [db.episodes] : []), ...(factIds.length ? [db.facts] : [])];
+  if (tables.length === 0) return refs.map(() => undefined);
+  const [episodes, facts] = await db.transaction('r', tables, () =>
+    Promise.all([episodeIds.length ? db.episodes.bulkGet(episodeIds) : [], factIds.length ? db.facts.bulkGet(factIds) : []]),
+  );
+  const byId = new Map<string, MemoryRecord>();
+  for (const r of [...episodes, ...facts]) if (r) byId.set(r.id, r);
+  return refs.map((r) => byId.get(r.id));
+}

@@ -1,0 +1,58 @@
+import Dexie from 'dexie';
+import type { EngramEvent } from '../telemetry/events.js';
+import type { EngramDatabase } from './database.js';
+import { toStorageError } from './transaction-errors.js';
+
+/** A table of the database, by name. */
+export type TableName = {
+  [K in keyof EngramDatabase]: EngramDatabase[K] extends Dexie.Table ? K : never;
+}[keyof EngramDatabase];
+
+/** The typed events a write may report besides `change` (which the change feed announces by itself). */
+export type WriteEvent = Exclude<EngramEvent, { type: 'change' }>;
+
+/** What a commit's body can ask for besides writing: both happen only if the transaction commits. */
+export interface CommitScope {
+  /** A typed event (dedup, eviction, ...) to emit once the transaction has committed. */
+  emit(event: WriteEvent): void;
+  /** Work to start once the transaction has committed (e.g. scheduling the job it queued). */
+  afterCommit(run: () => void): void;
+}
+
+export interface CommitOptions {
+  /** Access-time bookkeeping: the indexes mirror it, but no `change` event or cross-tab signal is sent. */
+  quiet?: boolean;
+}
+
+/**
+ * The one way anything is written: `commit(operation, tables, body)` runs
+ * `body` in one readwrite transaction over `tables` (all or nothing), turns
+ * any failure into a typed EngramError naming `operation`, and after the
+ * commit emits the body's events and runs its after-commit work.
+ *
+ * It does not update the indexes or announce the change itself: the change
+ * feed (store/change-feed.ts) sees every row the transaction wrote and, once
+ * it commits, hands them to store/announce.ts before this resolves. That is
+ * why a write path cannot forget to index or announce.
+ */
+export type Commit = <T>(operation: string, tables: readonly TableName[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
+
+export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void): Commit {
+  return async (operation, tables, body, options = {}) => {
+    const events: WriteEvent[] = [];
+    const after: (() => void)[] = [];
+    const scope: CommitScope = { emit: (event) => void events.push(event), afterCommit: (run) => void after.push(run) };
+    let result;
+    try {
+      result = await db.transaction('rw', tables.map((name) => db.table(name)), async (tx) => {
+        if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
+        return body(scope);
+      });
+    } catch (error) {
+      throw toStorageError(error, operation);
+    }
+    for (const event of events) emit(event);
+    for (const run of after) run();
+    return result;
+  };
+}
