@@ -3,7 +3,7 @@ import { loadTransformersEmbedder, type TransformersEmbedderOptions } from './em
 import type { EngineContext } from './engine-context.js';
 import { ValidationError } from './errors.js';
 import { observe, type ObserveResult, type observeInputSchema } from './extract/observe.js';
-import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type FactOptions, type ResolvedExtraction } from './extract/options.js';
+import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type FactOptions, type ResolvedExtraction } from './schema/extraction-options.js';
 import { writeProfileFields } from './extract/profile-sync.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { FactStore } from './facts/fact-store.js';
@@ -37,7 +37,8 @@ import { announcer } from './store/announce.js';
 import { createCommit } from './store/commit.js';
 import { EngramDatabase } from './store/database.js';
 import { toStorageError } from './store/transaction-errors.js';
-import { PATTERN_JOB, patternJobHandler, TaskStore, type CompletedTask, type RelevantTask, type TaskStats, type TasksOptions } from './tasks/task-store.js';
+import { PATTERN_JOB, patternJobHandler, TaskStore, type CompletedTask, type RelevantTask, type TaskStats } from './tasks/task-store.js';
+import type { TasksOptions } from './schema/task.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { deadline } from './timers.js';
 import type { z } from 'zod';
@@ -148,7 +149,7 @@ export class Engine {
         config.indexSnapshot === false
           ? null
           : new SnapshotWriter(ctx, { isQuiet: () => calls.size === 0 && queue.active === 0, delayMs: config.indexSnapshot?.saveDelayMs });
-      const { sameSpace, fromSnapshot } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.blocks);
+      const { sameSpace, fromSnapshot } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages);
       snapshots?.start();
       const taskIndex = new MemoryIndex(embedder.dimension);
       const tasks = new TaskStore(ctx, taskIndex, config.tasks ?? {}, queue, counters);

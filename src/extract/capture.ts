@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import type { EngramDatabase } from '../store/database.js';
-import type { ResolvedExtraction } from './options.js';
+import type { ResolvedExtraction } from '../schema/extraction-options.js';
 import { isValidTimeZone, startOfLocalDay } from '../schema/time-zone.js';
 
 /** Per-user capture bookkeeping, kept in the `meta` table. */

@@ -4,8 +4,8 @@ import { newId } from '../ids.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Fact } from '../schema/fact.js';
 import { buildFact } from '../facts/build-fact.js';
-import { callLLM } from './call-llm.js';
-import type { ResolvedExtraction } from './options.js';
+import { callLLM } from '../llm/call-llm.js';
+import type { ResolvedExtraction } from '../schema/extraction-options.js';
 import { COMPOSE_SYSTEM, SAME_FACT_SYSTEM } from './prompts.js';
 import type { ExtractedFact } from './schemas.js';
 

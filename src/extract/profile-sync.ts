@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
 import { profileFieldsSchema, profileOf, type ProfileRecord } from '../schema/profile.js';
-import { callLLM } from './call-llm.js';
-import type { ResolvedExtraction } from './options.js';
+import { callLLM } from '../llm/call-llm.js';
+import type { ResolvedExtraction } from '../schema/extraction-options.js';
 import { PROFILE_SYSTEM } from './prompts.js';
 
 const proposalSchema = z.object({ updates: z.record(z.string(), z.unknown()) });

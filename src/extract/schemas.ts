@@ -30,8 +30,3 @@ export const episodeDraftSchema = z.object({
   actors: z.array(z.string().min(1).max(100)).min(1).max(10),
 });
 export type EpisodeDraft = z.infer<typeof episodeDraftSchema>;
-
-/** The JSON Schema sent to the provider (structured output). */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-}

@@ -1,6 +1,6 @@
 import type { LLMProvider } from '../llm/types.js';
-import { callLLM, type CallResult } from './call-llm.js';
-import { renderExchange } from './exchange.js';
+import { callLLM, type CallResult } from '../llm/call-llm.js';
+import { renderExchange } from '../llm/exchange.js';
 import { STAGE1_SYSTEM } from './prompts.js';
 import { stage1OutputSchema, type Stage1Output } from './schemas.js';
 

@@ -6,10 +6,10 @@ import type { LLMProvider } from '../llm/types.js';
 import type { Episode } from '../schema/episode.js';
 import { episodeIndexText } from '../schema/episode.js';
 import type { EpisodeEvent } from '../telemetry/events.js';
-import { callLLM } from './call-llm.js';
+import { callLLM } from '../llm/call-llm.js';
 import { captureKey, readCaptureState } from './capture.js';
-import { renderExchange } from './exchange.js';
-import type { ResolvedExtraction } from './options.js';
+import { renderExchange } from '../llm/exchange.js';
+import type { ResolvedExtraction } from '../schema/extraction-options.js';
 import { PROMPT_VERSION, STAGE2_SYSTEM } from './prompts.js';
 import { episodeDraftSchema, type EpisodeDraft } from './schemas.js';
 

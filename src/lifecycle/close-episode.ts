@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { CallFailure } from '../extract/call-llm.js';
-import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from '../extract/episode-metadata.js';
+import type { CallFailure } from '../llm/call-llm.js';
+import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from './episode-metadata.js';
 import type { LLMProvider } from '../llm/types.js';
 import { timestampSchema } from '../schema/common.js';
 import type { Episode } from '../schema/episode.js';

@@ -13,7 +13,7 @@ export type ProviderDescriptor =
   | { kind: 'openai-compatible'; options: OpenAICompatibleOptions }
   | { kind: 'http-proxy'; options: HttpProxyOptions };
 
-export function describe<P extends LLMProvider>(provider: P, descriptor: ProviderDescriptor): P {
+export function withDescriptor<P extends LLMProvider>(provider: P, descriptor: ProviderDescriptor): P {
   Object.defineProperty(provider, PROVIDER_DESCRIPTOR, { value: descriptor, enumerable: false });
   return provider;
 }

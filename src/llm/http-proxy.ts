@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
-import { describe } from './descriptor.js';
+import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson } from './http-errors.js';
 import type { LLMProvider, LLMResponse } from './types.js';
 
@@ -59,5 +59,5 @@ export function httpProxy(options: HttpProxyOptions): LLMProvider {
     if (!parsed.success) throw new ProviderError(`${what} answered with something that is not an LLM response.`, { reason: 'parse' });
     return parsed.data as LLMResponse;
   };
-  return describe(provider, { kind: 'http-proxy', options: opts });
+  return withDescriptor(provider, { kind: 'http-proxy', options: opts });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
-import { describe } from './descriptor.js';
+import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson, redact } from './http-errors.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './types.js';
 
@@ -88,7 +88,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): LLMProvider 
     const costUsd = opts.prices && parsed.data.usage ? costOf(usage, opts.prices) : undefined;
     return { output, usage, ...(costUsd !== undefined ? { costUsd } : {}) };
   };
-  return describe(provider, { kind: 'openai-compatible', options: opts });
+  return withDescriptor(provider, { kind: 'openai-compatible', options: opts });
 }
 
 /** Some servers wrap JSON in a markdown fence even in JSON mode. */

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
 import { rankingOptionsSchema } from '../search/ranking.js';
 import { embedderOptionsSchema, engineSettingsSchema, indexSnapshotOptionsSchema, lifecycleOptionsSchema } from './options.js';
-import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from '../extract/options.js';
-import { tasksOptionsSchema } from '../tasks/task-store.js';
+import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from './extraction-options.js';
+import { tasksOptionsSchema } from './task.js';
 import type { LLMProvider } from '../llm/types.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);

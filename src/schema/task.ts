@@ -171,3 +171,22 @@ export const taskQuerySchema = z
 export type TaskQuery = z.input<typeof taskQuerySchema>;
 
 export const taskIdSchema = idSchema;
+
+/** Options of agent task recording (`createMemory({ tasks })`). */
+export const tasksOptionsSchema = z
+  .object({
+    /** Extract patterns in a durable background job instead of during `complete()` (default false). */
+    asyncPatterns: z.boolean().optional(),
+    /** Most pattern jobs waiting at once; past it `complete()` extracts synchronously (default 1000). */
+    maxPatternQueue: z.number().int().min(1).max(1_000_000).optional(),
+    /** Items per reflection list (default 5). */
+    reflectionItems: z.number().int().min(1).max(50).optional(),
+    /** Buffered steps that trigger a write (default 50). */
+    flushAt: z.number().int().min(1).max(1000).optional(),
+    /** Buffered steps are written at least this often (default 5000 ms). */
+    flushIntervalMs: z.number().int().min(10).max(3_600_000).optional(),
+    /** Efficiency weights of the reward (default 0.5 / 0.5). */
+    efficiencyWeights: z.object({ duration: z.number().min(0), steps: z.number().min(0) }).strict().optional(),
+  })
+  .strict();
+export type TasksOptions = z.input<typeof tasksOptionsSchema>;

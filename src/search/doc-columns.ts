@@ -2,7 +2,7 @@ import type { IndexDoc } from './index-doc.js';
 
 /**
  * Index documents stored column-wise, as the index snapshot keeps them
- * (search/persistence/snapshot-block.ts) and as the index holds a loaded block until a
+ * (search/persistence/snapshot-page.ts) and as the index holds a loaded page until a
  * document is asked for (search/doc-table.ts). Reading a snapshot back is then
  * a handful of typed arrays and one short string table per block, which
  * structured clone restores in bulk, instead of thousands of small objects

@@ -64,7 +64,8 @@ export class MemoryIndex {
     this.dimension = dimension;
   }
 
-  observe(observer: IndexObserver | undefined): void {
+  /** Reports every later change of the index to `observer` (the snapshot writer), or to no one. */
+  reportChangesTo(observer: IndexObserver | undefined): void {
     this.observer = observer;
   }
 

@@ -7,7 +7,7 @@ import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-mem
 /**
  * The index snapshot in Chromium's own IndexedDB, through the worker: its
  * blocks keep the vectors and their int8 copy in a Blob and the documents
- * column-wise (src/search/persistence/snapshot-block.ts), which fake-indexeddb only
+ * column-wise (src/search/persistence/snapshot-page.ts), which fake-indexeddb only
  * imitates. An open from the snapshot must answer exactly as an open that
  * reads every record.
  */

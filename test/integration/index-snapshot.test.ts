@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { saveSnapshot, SnapshotBlocks, type SnapshotBlock, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
+import { saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
@@ -123,11 +123,11 @@ async function seedVaried(memory: Memory, count: number): Promise<void> {
 }
 
 /** The raw snapshot rows, through a second connection while no memory has the database open. */
-async function rawSnapshot(db: Partial<MemoryOptions>, change?: (header: SnapshotHeader, blocks: SnapshotBlock[]) => void): Promise<{ header: SnapshotHeader; blocks: SnapshotBlock[] }> {
+async function rawSnapshot(db: Partial<MemoryOptions>, change?: (header: SnapshotHeader, blocks: SnapshotPage[]) => void): Promise<{ header: SnapshotHeader; blocks: SnapshotPage[] }> {
   const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
   try {
     const header = (await raw.snapshot.get('header')) as SnapshotHeader;
-    const blocks = (await raw.snapshot.bulkGet(header.blocks.map((b) => b.key))) as SnapshotBlock[];
+    const blocks = (await raw.snapshot.bulkGet(header.pages.map((b) => b.key))) as SnapshotPage[];
     if (change) {
       change(header, blocks);
       // The snapshot table is no indexed table: rewriting it leaves the write mark where it was.
@@ -254,7 +254,7 @@ describe('index snapshot', () => {
     await closeIt(first);
 
     const { header, blocks } = await rawSnapshot(db);
-    expect(header.blocks.length).toBe(3);
+    expect(header.pages.length).toBe(3);
     const dimension = header.embedder.dimension;
     for (const block of blocks) {
       // The payload holds the vectors, then the int8 rows (codes and metadata: bytesPerRow less its 8 bytes of scratch).
@@ -317,7 +317,7 @@ describe('index snapshot', () => {
     const want = await exactAnswers(first);
     await closeIt(first);
 
-    const damages: ((header: SnapshotHeader, blocks: SnapshotBlock[]) => void)[] = [
+    const damages: ((header: SnapshotHeader, blocks: SnapshotPage[]) => void)[] = [
       (header) => (header.format = 1),
       (_, blocks) => (blocks[1]!.payload = blocks[1]!.payload.slice(0, 400)),
       (_, blocks) => (blocks[0]!.payload = new Uint8Array(8) as never),
@@ -350,8 +350,8 @@ describe('index snapshot', () => {
     await db.open();
     const embedder = await realEmbedder();
     const index = new MemoryIndex(embedder.dimension);
-    const blocks = new SnapshotBlocks();
-    index.observe(blocks);
+    const blocks = new SnapshotPages();
+    index.reportChangesTo(blocks);
     const [vector] = await embedder.embed(['hello']);
     index.upsert({
       doc: { id: 'x', userId: 'u', kind: 'fact', createdAt: 0, touchedAt: 0, tags: [], importance: 0.5, pinned: false, archived: false, fields: {} },

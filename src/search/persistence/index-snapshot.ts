@@ -3,32 +3,33 @@ import type { IndexObserver, MemoryIndex } from '../memory-index.js';
 import { newId } from '../../ids.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
-import { decodeBlock, encodeBlock, type SnapshotBlock } from './snapshot-block.js';
+import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
 
-export type { SnapshotBlock } from './snapshot-block.js';
+export type { SnapshotPage } from './snapshot-page.js';
 
 /**
  * The persisted index snapshot: the in-memory index (documents, texts,
- * vectors and their int8 copy) in blocks of a few thousand memories, so
+ * vectors and their int8 copy) in pages of a few thousand memories, so
  * opening a large store reads a few dozen IndexedDB values instead of two per
- * memory, and loads each with a few copies (see snapshot-block.ts).
+ * memory, and loads each with a few copies (see snapshot-page.ts).
  *
  * It is a cache. IndexedDB's records stay the source of truth; the snapshot
  * is used only when the store is still at the write mark it was saved at
  * (see write-mark.ts) and for the same embedder, otherwise the engine
  * rebuilds from the records and saves a fresh one. Saving rewrites only the
- * blocks that changed since the last save, in one transaction with the
+ * pages that changed since the last save, in one transaction with the
  * header, and only if no write committed since the state was captured.
  */
 
 /**
- * Bump when the block layout changes: older snapshots are then ignored (and rebuilt).
- * 2: documents column-wise, and the int8 copy of the vectors (snapshot-block.ts).
- * 3: vectors and int8 rows in one Blob per block.
+ * Bump when the page layout changes: older snapshots are then ignored (and rebuilt).
+ * 2: documents column-wise, and the int8 copy of the vectors (snapshot-page.ts).
+ * 3: vectors and int8 rows in one Blob per page.
  */
-const FORMAT = 3;
-/** Memories per block: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
-export const BLOCK_SIZE = 2048;
+/** 4: the header lists `pages` (format 3 called them blocks, a word the vector store uses for its own rows). */
+const FORMAT = 4;
+/** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
+export const PAGE_SIZE = 2048;
 const HEADER_KEY = 'header';
 
 export interface SnapshotHeader {
@@ -36,64 +37,64 @@ export interface SnapshotHeader {
   format: number;
   mark: string;
   embedder: EmbedderStamp;
-  /** Each block's current row (rows are copy-on-write: a rewritten block gets a new key). */
-  blocks: { block: number; key: string }[];
+  /** Each page's current row (rows are copy-on-write: a rewritten page gets a new key). */
+  pages: { page: number; key: string }[];
   count: number;
 }
 
-export type SnapshotRow = SnapshotHeader | SnapshotBlock;
+export type SnapshotRow = SnapshotHeader | SnapshotPage;
 
 /**
- * Which block each indexed memory belongs to, and which blocks changed since
- * the last save. New memories fill the last block; a removal leaves a hole
- * that stays until the block is rewritten.
+ * Which page each indexed memory belongs to, and which pages changed since
+ * the last save. New memories fill the last page; a removal leaves a hole
+ * that stays until the page is rewritten.
  */
-export class SnapshotBlocks implements IndexObserver {
-  private readonly blockOf = new Map<string, number>();
+export class SnapshotPages implements IndexObserver {
+  private readonly pageOf = new Map<string, number>();
   private members: Set<string>[] = [];
   private readonly dirty = new Set<number>();
 
-  /** Starts over from blocks read back from IndexedDB (nothing dirty). */
-  restore(blocks: { block: number; ids: string[] }[]): void {
-    this.blockOf.clear();
+  /** Starts over from pages read back from IndexedDB (nothing dirty). */
+  restore(pages: { page: number; ids: string[] }[]): void {
+    this.pageOf.clear();
     this.members = [];
     this.dirty.clear();
-    for (const { block, ids } of blocks) {
+    for (const { page, ids } of pages) {
       const set = new Set(ids);
-      this.members[block] = set;
-      for (const id of ids) this.blockOf.set(id, block);
+      this.members[page] = set;
+      for (const id of ids) this.pageOf.set(id, page);
     }
   }
 
-  /** The index was emptied: every block is rewritten (the engine saves with `replace` after a rebuild). */
+  /** The index was emptied: every page is rewritten (the engine saves with `replace` after a rebuild). */
   cleared(): void {
-    this.blockOf.clear();
+    this.pageOf.clear();
     for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.dirty.add(n);
     this.members = [];
   }
 
   changed(id: string): void {
-    const known = this.blockOf.get(id);
+    const known = this.pageOf.get(id);
     if (known !== undefined) {
       this.dirty.add(known);
       return;
     }
     let tail = this.members.length - 1;
-    if (tail < 0 || (this.members[tail]?.size ?? 0) >= BLOCK_SIZE) {
+    if (tail < 0 || (this.members[tail]?.size ?? 0) >= PAGE_SIZE) {
       tail = this.members.length;
       this.members[tail] = new Set();
     }
     this.members[tail]!.add(id);
-    this.blockOf.set(id, tail);
+    this.pageOf.set(id, tail);
     this.dirty.add(tail);
   }
 
   removed(id: string): void {
-    const block = this.blockOf.get(id);
-    if (block === undefined) return;
-    this.blockOf.delete(id);
-    this.members[block]!.delete(id);
-    this.dirty.add(block);
+    const page = this.pageOf.get(id);
+    if (page === undefined) return;
+    this.pageOf.delete(id);
+    this.members[page]!.delete(id);
+    this.dirty.add(page);
   }
 
   get hasChanges(): boolean {
@@ -101,19 +102,19 @@ export class SnapshotBlocks implements IndexObserver {
   }
 
   /** Takes the dirty set (the caller puts it back with `undo` if the save does not commit). */
-  takeDirty(): { block: number; ids: string[] }[] {
-    const out = [...this.dirty].map((block) => ({ block, ids: [...(this.members[block] ?? [])] }));
+  takeDirty(): { page: number; ids: string[] }[] {
+    const out = [...this.dirty].map((page) => ({ page, ids: [...(this.members[page] ?? [])] }));
     this.dirty.clear();
     return out;
   }
 
 
-  undo(blocks: number[]): void {
-    for (const b of blocks) this.dirty.add(b);
+  undo(pages: number[]): void {
+    for (const b of pages) this.dirty.add(b);
   }
 
-  /** Blocks that hold at least one memory. */
-  liveBlocks(): number[] {
+  /** Pages that hold at least one memory. */
+  livePages(): number[] {
     const out: number[] = [];
     this.members.forEach((set, n) => {
       if (set && set.size > 0) out.push(n);
@@ -124,20 +125,20 @@ export class SnapshotBlocks implements IndexObserver {
 
 /**
  * Loads the snapshot into `index` if it matches the store's current write
- * mark and the embedder. Mark, header and blocks are read in one read
- * transaction, so they are consistent; the blocks' payloads (Blobs, see
- * snapshot-block.ts) are then read all at once and each block is loaded as
+ * mark and the embedder. Mark, header and pages are read in one read
+ * transaction, so they are consistent; the pages' payloads (Blobs, see
+ * snapshot-page.ts) are then read all at once and each page is loaded as
  * soon as its bytes arrive, while the next ones are still being read.
  * Returns the mark either way (the engine's index is then at that mark) and,
- * when the snapshot was used, its block layout; when it was not (stale, or a
- * block that does not fit together), the index may hold part of it and the
+ * when the snapshot was used, its page layout; when it was not (stale, or a
+ * page that does not fit together), the index may hold part of it and the
  * caller rebuilds it from the records.
  */
 export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
   index: MemoryIndex,
-): Promise<{ mark: string; blocks: { block: number; ids: string[] }[] | null }> {
+): Promise<{ mark: string; pages: { page: number; ids: string[] }[] | null }> {
   const { mark, rows } = await db.transaction('r', [db.meta, db.snapshot], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
@@ -149,74 +150,74 @@ export async function loadSnapshot(
       header.embedder.dimension === embedder.dimension &&
       index.dimension === embedder.dimension;
     if (!usable) return { mark, rows: null };
-    return { mark, rows: (await db.snapshot.bulkGet(header.blocks.map((b) => b.key))) as (SnapshotBlock | undefined)[] };
+    return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[] };
   });
-  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return { mark, blocks: null };
-  const payloads = (rows as SnapshotBlock[]).map((row) => row.payload.arrayBuffer());
-  // Reads left unawaited once a block is refused must not surface as unhandled rejections.
+  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return { mark, pages: null };
+  const payloads = (rows as SnapshotPage[]).map((row) => row.payload.arrayBuffer());
+  // Reads left unawaited once a page is refused must not surface as unhandled rejections.
   for (const payload of payloads) payload.catch(() => undefined);
-  const blocks: { block: number; ids: string[] }[] = [];
+  const pages: { page: number; ids: string[] }[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const payload = await payloads[i]!.catch(() => null);
-    const batch = payload && decodeBlock(row, payload, embedder.dimension);
-    if (!batch) return { mark, blocks: null };
+    const batch = payload && decodePage(row, payload, embedder.dimension);
+    if (!batch) return { mark, pages: null };
     index.loadBatch(batch);
-    blocks.push({ block: row.block, ids: row.docs.ids });
+    pages.push({ page: row.page, ids: row.docs.ids });
   }
-  return { mark, blocks };
+  return { mark, pages };
 }
 
-/** Blocks per write transaction while saving: small transactions let queries run between them. */
-const BLOCKS_PER_WRITE = 4;
+/** Pages per write transaction while saving: small transactions let queries run between them. */
+const PAGES_PER_WRITE = 4;
 
 /**
- * Saves the blocks that changed since the last save, copy-on-write: the new
- * blocks go in under fresh keys in small transactions, then one transaction
+ * Saves the pages that changed since the last save, copy-on-write: the new
+ * pages go in under fresh keys in small transactions, then one transaction
  * checks that the store is still at `expectedMark` (the mark of the state
  * captured here), swaps the header to the new keys and deletes every row the
  * header no longer names. A crash mid-save leaves the previous snapshot
  * intact. Returns whether it saved; on `false` (a write committed meanwhile)
- * the blocks stay dirty for the next try.
+ * the pages stay dirty for the next try.
  */
 export async function saveSnapshot(
   db: EngramDatabase,
   index: MemoryIndex,
-  tracker: SnapshotBlocks,
+  tracker: SnapshotPages,
   embedder: EmbedderStamp,
   expectedMark: string,
 ): Promise<boolean> {
-  // Which blocks to write, and the layout, are taken now. Each block's contents are read from the index just
-  // before it is written, a few blocks per task so queries run in between. That is safe: anything that changes
+  // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
+  // before it is written, a few pages per task so queries run in between. That is safe: anything that changes
   // the index also moves the write mark, so a save that straddles a change fails the final mark check.
   const dirty = tracker.takeDirty();
-  // Blocks left empty are not written: the header stops naming them and their rows are swept.
+  // Pages left empty are not written: the header stops naming them and their rows are swept.
   const taken = dirty.filter((t) => t.ids.length > 0);
   const generation = newId();
-  const keyOfBlock = (block: number) => `block:${block}:${generation}`;
-  const live = new Set(tracker.liveBlocks());
+  const keyOfPage = (page: number) => `page:${page}:${generation}`;
+  const live = new Set(tracker.livePages());
   const count = index.size;
 
   let saved = false;
   try {
-    for (let i = 0; i < taken.length; i += BLOCKS_PER_WRITE) {
-      const rows = taken.slice(i, i + BLOCKS_PER_WRITE).map(({ block, ids }) => encodeBlock(index, ids, block, keyOfBlock(block)));
+    for (let i = 0; i < taken.length; i += PAGES_PER_WRITE) {
+      const rows = taken.slice(i, i + PAGES_PER_WRITE).map(({ page, ids }) => encodePage(index, ids, page, keyOfPage(page)));
       if (rows.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
-      await db.snapshot.bulkPut(rows as SnapshotBlock[]);
+      await db.snapshot.bulkPut(rows as SnapshotPage[]);
     }
     saved = await db.transaction('rw', [db.meta, db.snapshot], async () => {
       const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
       if (mark !== expectedMark) return false;
       const previous = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
       const keyOf = new Map<number, string>();
-      if (previous?.format === FORMAT) for (const b of previous.blocks) if (live.has(b.block)) keyOf.set(b.block, b.key);
-      for (const { block } of taken) keyOf.set(block, keyOfBlock(block));
+      if (previous?.format === FORMAT) for (const b of previous.pages) if (live.has(b.page)) keyOf.set(b.page, b.key);
+      for (const { page } of taken) keyOf.set(page, keyOfPage(page));
       const header: SnapshotHeader = {
         key: HEADER_KEY,
         format: FORMAT,
         mark,
         embedder,
-        blocks: [...keyOf].map(([block, key]) => ({ block, key })),
+        pages: [...keyOf].map(([page, key]) => ({ page, key })),
         count,
       };
       const keep = new Set([HEADER_KEY, ...keyOf.values()]);
@@ -227,9 +228,9 @@ export async function saveSnapshot(
     });
   } finally {
     if (!saved) {
-      tracker.undo(dirty.map((t) => t.block));
+      tracker.undo(dirty.map((t) => t.page));
       // Best effort: rows of a save that did not commit are also swept by the next one that does.
-      await db.snapshot.bulkDelete(taken.map((t) => keyOfBlock(t.block))).catch(() => undefined);
+      await db.snapshot.bulkDelete(taken.map((t) => keyOfPage(t.page))).catch(() => undefined);
     }
   }
   return saved;

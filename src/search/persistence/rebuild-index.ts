@@ -5,7 +5,7 @@ import type { Episode } from '../../schema/episode.js';
 import type { Fact } from '../../schema/fact.js';
 import { indexDocOf } from '../index-doc.js';
 import type { IndexEntry } from '../memory-index.js';
-import { loadSnapshot, type SnapshotBlocks } from './index-snapshot.js';
+import { loadSnapshot, type SnapshotPages } from './index-snapshot.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../../schema/records.js';
 import { putVectors, vectorAt } from '../../store/vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
@@ -25,7 +25,7 @@ const REEMBED_BATCH = 256;
 export async function rebuildIndex(
   ctx: EngineContext,
   onProgress?: ProgressListener,
-  snapshots?: SnapshotBlocks,
+  snapshots?: SnapshotPages,
 ): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean }> {
   const { db, embedder } = ctx;
   const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
@@ -34,13 +34,13 @@ export async function rebuildIndex(
 
   onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
   if (sameSpace && snapshots) {
-    // Loaded unobserved, then the block layout is restored as saved: nothing is dirty.
-    ctx.index.observe(undefined);
+    // Loaded unobserved, then the page layout is restored as saved: nothing is dirty.
+    ctx.index.reportChangesTo(undefined);
     ctx.index.clear();
-    const { mark, blocks } = await loadSnapshot(db, space, ctx.index);
-    if (blocks) {
-      snapshots.restore(blocks);
-      ctx.index.observe(snapshots);
+    const { mark, pages } = await loadSnapshot(db, space, ctx.index);
+    if (pages) {
+      snapshots.restore(pages);
+      ctx.index.reportChangesTo(snapshots);
       db.writeMark.reset(mark);
       onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
       return { reembedded: 0, sameSpace, fromSnapshot: true };
@@ -73,7 +73,7 @@ export async function rebuildIndex(
     const vector = vectors.get(record.id);
     if (vector) entries.push({ doc: indexDocOf(record)!, text: record.text, vector });
   }
-  ctx.index.observe(snapshots);
+  ctx.index.reportChangesTo(snapshots);
   ctx.index.clear();
   ctx.index.load(entries);
   if (!sameSpace) {

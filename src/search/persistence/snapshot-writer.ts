@@ -1,7 +1,7 @@
 import type { EngineContext } from '../../engine-context.js';
 import type { IndexObserver } from '../memory-index.js';
 import { unrefTimer } from '../../timers.js';
-import { saveSnapshot, SnapshotBlocks } from './index-snapshot.js';
+import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
 
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */
@@ -13,13 +13,13 @@ export interface SnapshotWriterOptions {
 
 /**
  * Keeps the persisted index snapshot (index-snapshot.ts) close to the index:
- * every change marks its block dirty, and a debounced save writes the dirty
- * blocks once the engine is quiet. Saving is skipped, never wrong: if
+ * every change marks its page dirty, and a debounced save writes the dirty
+ * pages once the engine is quiet. Saving is skipped, never wrong: if
  * another engine wrote since this one loaded its index, or a write commits
  * while saving, the snapshot is left as it was and the next open rebuilds.
  */
 export class SnapshotWriter implements IndexObserver {
-  readonly blocks = new SnapshotBlocks();
+  readonly pages = new SnapshotPages();
   private readonly delayMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<boolean> | undefined;
@@ -34,22 +34,22 @@ export class SnapshotWriter implements IndexObserver {
 
   /** Starts observing the index (after it was loaded). */
   start(): void {
-    this.ctx.index.observe(this);
-    if (this.blocks.hasChanges) this.schedule();
+    this.ctx.index.reportChangesTo(this);
+    if (this.pages.hasChanges) this.schedule();
   }
 
   changed(id: string): void {
-    this.blocks.changed(id);
+    this.pages.changed(id);
     this.schedule();
   }
 
   removed(id: string): void {
-    this.blocks.removed(id);
+    this.pages.removed(id);
     this.schedule();
   }
 
   cleared(): void {
-    this.blocks.cleared();
+    this.pages.cleared();
     this.schedule();
   }
 
@@ -58,10 +58,10 @@ export class SnapshotWriter implements IndexObserver {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.saving) await this.saving;
-    if (!this.blocks.hasChanges) return true;
+    if (!this.pages.hasChanges) return true;
     const { db, embedder } = this.ctx;
     if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
-    this.saving = saveSnapshot(db, this.ctx.index, this.blocks, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed).catch(
+    this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed).catch(
       // A cache: a full disk or a closing database costs the next open a rebuild, nothing else.
       () => false,
     );

@@ -1,19 +1,19 @@
 import * as Comlink from 'comlink';
 import { z } from 'zod';
-import { isEmbedder } from './embed/embedder.js';
-import { Engine, type EngineConfig, type ImportSummary, type RecallHit } from './engine.js';
-import { ClosedError, ValidationError } from './errors.js';
-import { formatContext, type FormatContextOptions } from './recall/format-context.js';
-import { formatReplay } from './recall/format-replay.js';
-import { sequenceOptionsSchema, type SequenceOptions } from './recall/sequence.js';
-import type { EngineApi } from './rpc/engine-api.js';
-import { installErrorTransfer } from './rpc/error-transfer.js';
-import type { WorkerEntry } from './rpc/worker-protocol.js';
-import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from './schema/common.js';
-import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from './schema/episode.js';
-import { addManyOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type Fact, type FactInput, type FactPatch } from './schema/fact.js';
-import { memoryOptionsSchema, type MemoryOptions } from './schema/memory-options.js';
-import { parseInput } from './schema/parse.js';
+import { isEmbedder } from '../embed/embedder.js';
+import { Engine, type EngineConfig, type ImportSummary, type RecallHit } from '../engine.js';
+import { ClosedError, ValidationError } from '../errors.js';
+import { formatContext, type FormatContextOptions } from '../recall/format-context.js';
+import { formatReplay } from '../recall/format-replay.js';
+import { sequenceOptionsSchema, type SequenceOptions } from '../recall/sequence.js';
+import type { EngineApi } from '../rpc/engine-api.js';
+import { installErrorTransfer } from '../rpc/error-transfer.js';
+import type { WorkerEntry } from '../rpc/worker-protocol.js';
+import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from '../schema/common.js';
+import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from '../schema/episode.js';
+import { addManyOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type Fact, type FactInput, type FactPatch } from '../schema/fact.js';
+import { memoryOptionsSchema, type MemoryOptions } from '../schema/memory-options.js';
+import { parseInput } from '../schema/parse.js';
 import {
   episodeListQuerySchema,
   exportOptionsSchema,
@@ -23,18 +23,18 @@ import {
   type ExportOptions,
   type FactListQuery,
   type RecallOptions,
-} from './schema/query.js';
-import { Emitter } from './telemetry/emitter.js';
-import { Task } from './tasks/task-handle.js';
-import type { RelevantTask, TaskStats } from './tasks/task-store.js';
-import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from './schema/task.js';
-import type { EngramEvent, EngramEventType, EventListener } from './telemetry/events.js';
-import type { LLMProvider, LLMRequest, LLMResponse } from './llm/types.js';
-import { describeProvider } from './llm/descriptor.js';
-import { observeInputSchema, type ObserveInput, type ObserveResult } from './extract/observe.js';
-import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from './lifecycle/close-episode.js';
-import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from './schema/profile.js';
-import type { EventRecord, JobRecord } from './schema/records.js';
+} from '../schema/query.js';
+import { Emitter } from '../telemetry/emitter.js';
+import { Task } from './task-handle.js';
+import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
+import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from '../schema/task.js';
+import type { EngramEvent, EngramEventType, EventListener } from '../telemetry/events.js';
+import type { LLMProvider, LLMRequest, LLMResponse } from '../llm/types.js';
+import { describeProvider } from '../llm/descriptor.js';
+import { observeInputSchema, type ObserveInput, type ObserveResult } from '../extract/observe.js';
+import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from '../lifecycle/close-episode.js';
+import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
+import type { EventRecord, JobRecord } from '../schema/records.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();

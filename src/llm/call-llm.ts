@@ -1,7 +1,11 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ProviderError } from '../errors.js';
-import type { LLMProvider } from '../llm/types.js';
-import { jsonSchemaOf } from './schemas.js';
+import type { LLMProvider } from './types.js';
+
+/** The JSON Schema sent to the provider (structured output). */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
 
 /** Why an LLM call produced nothing usable. */
 export type CallFailure = 'timeout' | 'provider_error' | 'parse_error' | 'error_flag';

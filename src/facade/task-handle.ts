@@ -2,8 +2,8 @@ import { ValidationError } from '../errors.js';
 import type { EngineApi } from '../rpc/engine-api.js';
 import { parseInput } from '../schema/parse.js';
 import { stepInputSchema, taskOutcomeSchema, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
-import type { CompletedTask } from './task-store.js';
-import { checkStep } from './limits.js';
+import type { CompletedTask } from '../tasks/task-store.js';
+import { checkStep } from '../tasks/limits.js';
 
 /**
  * A running agent task. `log()` numbers steps in call order and buffers them;

@@ -3,8 +3,8 @@ import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
 
 /**
- * One block of the index snapshot (index-snapshot.ts): up to BLOCK_SIZE
- * memories as the index holds them, laid out so that loading a block is a
+ * One page of the index snapshot (index-snapshot.ts): up to PAGE_SIZE
+ * memories as the index holds them, laid out so that loading a page is a
  * few copies rather than per-memory work:
  *
  * - the documents column-wise (search/doc-columns.ts), so structured clone
@@ -23,19 +23,19 @@ import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
  * about 150 ms instead of 260 ms. The floats are in the platform's byte
  * order: a snapshot is read back on the device that wrote it.
  */
-export interface SnapshotBlock {
+export interface SnapshotPage {
   key: string;
-  block: number;
+  page: number;
   docs: DocColumns;
   texts: string[];
-  /** The block's vectors end to end (`docs.ids.length × dimension` f32), then their int8 rows when `quantized` is set. */
+  /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their int8 rows when `quantized` is set. */
   payload: Blob;
   /** How to read the int8 rows that follow the vectors in `payload`; null when the saving index kept none. */
   quantized: { layout: string; unbounded: number[] } | null;
 }
 
-/** One block's row, read from the index now; null if one of its memories is no longer indexed. */
-export function encodeBlock(index: MemoryIndex, ids: string[], block: number, key: string): SnapshotBlock | null {
+/** One page's row, read from the index now; null if one of its memories is no longer indexed. */
+export function encodePage(index: MemoryIndex, ids: string[], page: number, key: string): SnapshotPage | null {
   const dimension = index.dimension;
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
@@ -53,7 +53,7 @@ export function encodeBlock(index: MemoryIndex, ids: string[], block: number, ke
   const quantized = index.quantizedRows(ids);
   return {
     key,
-    block,
+    page,
     docs: encodeDocs(docs),
     texts,
     payload: new Blob(quantized ? [vectors, quantized.rows as Uint8Array<ArrayBuffer>] : [vectors]),
@@ -62,10 +62,10 @@ export function encodeBlock(index: MemoryIndex, ids: string[], block: number, ke
 }
 
 /**
- * What `MemoryIndex.loadBatch` takes, from a block read back and its payload's
- * bytes; null when the block does not fit together (the snapshot is then ignored).
+ * What `MemoryIndex.loadBatch` takes, from a page read back and its payload's
+ * bytes; null when the page does not fit together (the snapshot is then ignored).
  */
-export function decodeBlock(row: SnapshotBlock, payload: ArrayBuffer, dimension: number): IndexBatch | null {
+export function decodePage(row: SnapshotPage, payload: ArrayBuffer, dimension: number): IndexBatch | null {
   const docs = readColumns(row.docs);
   if (!docs) return null;
   const n = docs.size;

@@ -1,0 +1,56 @@
+/**
+ * Every public type of engram, in one place (as Dexie keeps its `public/types`):
+ * what `createMemory()` takes and what its methods return. `src/index.ts`
+ * re-exports this file whole; internal modules are free to move.
+ */
+export type { MemoryOptions } from '../schema/memory-options.js';
+export type { AddManyFacts } from '../facade/memory.js';
+export type { RecallHit, MemoryRecord } from '../recall/recall.js';
+export type { ImportSummary } from '../portability/import.js';
+export type { ScoreParts, RankingOptions } from '../search/ranking.js';
+export type { LifecycleOptions, EmbedderOptions, IndexSnapshotOptions } from '../schema/options.js';
+export type { Episode, EpisodeInput, EpisodePatch } from '../schema/episode.js';
+export type { Fact, FactInput, FactPatch, FactCategory, AddManyOptions } from '../schema/fact.js';
+export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, MetadataFilter } from '../schema/query.js';
+export type { MemoryType, Metadata } from '../schema/common.js';
+export type { FormatContextOptions } from '../recall/format-context.js';
+export type { SequenceOptions } from '../recall/sequence.js';
+export type { Embedder, Progress, ProgressListener } from '../embed/embedder.js';
+export type { TransformersEmbedderOptions } from '../embed/transformers-embedder.js';
+export type {
+  EngramEvent,
+  EngramEventType,
+  EpisodeEvent,
+  DedupEvent,
+  EvictionEvent,
+  ChangeEvent,
+  ChangeTable,
+  JobEvent,
+  ExtractionEvent,
+} from '../telemetry/events.js';
+export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from '../llm/types.js';
+export type { OpenAICompatibleOptions } from '../llm/openai-compatible.js';
+export type { HttpProxyOptions } from '../llm/http-proxy.js';
+export type { ObserveInput, ObserveResult, ObserveReason } from '../extract/observe.js';
+export type { CloseEpisodeOptions, CloseEpisodeResult, CloseEpisodeReason } from '../lifecycle/close-episode.js';
+export type { EpisodeMetadata } from '../lifecycle/episode-metadata.js';
+export type { ExtractionOptions, FactOptions, CaptureOptions } from '../schema/extraction-options.js';
+export type { Profile, ProfilePatch } from '../schema/profile.js';
+export type { CompletedTask, RelevantTask, TaskStats } from '../tasks/task-store.js';
+export type {
+  TaskStart,
+  TaskType,
+  TaskContext,
+  TaskOutcome,
+  StepInput,
+  StepResult,
+  StepRecord,
+  TaskRecord,
+  PatternRecord,
+  RewardBreakdown,
+  Reflection,
+  TaskQuery,
+  TasksOptions,
+} from '../schema/task.js';
+export type { JobRecord, EventRecord } from '../schema/records.js';
+export type { ErrorCode, ValidationIssue } from '../errors.js';
