@@ -294,7 +294,7 @@ export class Memory {
     return { usage, quota, persisted: (await storage.persisted?.()) ?? false };
   }
 
-  /** A versioned JSON Lines export (see `src/store/export-format.ts`), as a Blob. */
+  /** A versioned JSON Lines export (see `src/portability/export-format.ts`), as a Blob. */
   async export(options: ExportOptions = {}): Promise<Blob> {
     const text = await this.call('export').exportData(parseInput(exportOptionsSchema, options, 'export'));
     return new Blob([text], { type: 'application/x-ndjson' });
