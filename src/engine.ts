@@ -21,7 +21,8 @@ import { AccessTimes } from './recall/access-times.js';
 import { recall, type RecallHit } from './recall/recall.js';
 import type { SequenceOptions } from './recall/sequence.js';
 import type { Episode, EpisodeInput, EpisodePatch } from './schema/episode.js';
-import type { AddManyOptions, Fact, FactInput, FactPatch } from './schema/fact.js';
+import type { AddManyOptions, AddOptions, Fact, FactInput, FactPatch } from './schema/fact.js';
+import { addFactMerging } from './extract/add-fact-merging.js';
 import { resolveLifecycle, type EngineSettings } from './schema/options.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
 import type { EpisodeListQuery, ExportOptions, FactListQuery, RecallOptions } from './schema/query.js';
@@ -241,14 +242,15 @@ export class Engine {
 
   // ---------- facts ----------
 
-  addFact(input: FactInput): Promise<Fact> {
-    return this.run('add a fact', async () => (await this.parts.facts.add([input], 'facts.add'))[0]!);
+  /** One fact, merged with a near-identical current one unless `merge: false` (see extract/add-fact-merging.ts). */
+  addFact(input: FactInput, options: AddOptions = {}): Promise<Fact> {
+    return this.run('add a fact', async () => (await this.addFactsNow([input], 'facts.add', options.merge ?? true))[0]!);
   }
 
-  /** Many facts at once: one embedding batch and one commit (all or nothing); ids instead of records with `returnRecords: false`. */
+  /** Many facts at once: one embedding batch and one commit (all or nothing) unless `merge: true`; ids instead of records with `returnRecords: false`. */
   addFacts(inputs: FactInput[], options: AddManyOptions = {}): Promise<Fact[] | string[]> {
     return this.run('add facts', async () => {
-      const records = await this.parts.facts.add(inputs, 'facts.addMany');
+      const records = await this.addFactsNow(inputs, 'facts.addMany', options.merge ?? false);
       return options.returnRecords === false ? records.map((r) => r.id) : records;
     });
   }
@@ -415,6 +417,20 @@ export class Engine {
       indexed: ctx.index.size,
       openedFrom,
     };
+  }
+
+  /** Adds facts raw in one commit, or (`merge`) each merged like an extracted fact where it is the same as a stored one. */
+  private async addFactsNow(inputs: FactInput[], call: 'facts.add' | 'facts.addMany', merge: boolean): Promise<Fact[]> {
+    const { ctx, llm, extraction, facts, closing } = this.parts;
+    if (!merge) return facts.add(inputs, call);
+    const out: Fact[] = [];
+    for (const input of inputs) {
+      // An id the app chose means "write it under this id": never merged away.
+      const result = input.id === undefined ? await addFactMerging(ctx, { llm, options: extraction, signal: closing.signal }, input) : null;
+      if (result?.merged) out.push(result.merged);
+      else out.push(...(await facts.add([result ? { ...input, embedding: result.vector } : input], call)));
+    }
+    return out;
   }
 
   /** A public call: refused once closed, tracked until it settles, and run after the pending access-time write. */

@@ -120,8 +120,9 @@ export interface FactWritePlan {
  */
 export function planFactWrites(
   decisions: FactDecision[],
-  context: { userId: string; sessionId: string | null; now: number; mode: 'recreate' | 'update' },
+  context: { userId: string; sessionId: string | null; now: number; mode: 'recreate' | 'update'; source?: Fact['source'] },
 ): FactWritePlan {
+  const source = context.source ?? 'extraction';
   const plan: FactWritePlan = { puts: [], embed: [], retired: [], counts: { stored: 0, replaced: 0, skipped: 0 } };
   const { now } = context;
   for (const d of decisions) {
@@ -130,7 +131,7 @@ export function planFactWrites(
       continue;
     }
     if (d.kind === 'create') {
-      const fact = buildFact({ userId: context.userId, sessionId: context.sessionId, text: d.fact.text, category: d.fact.category, importance: d.fact.importance }, now, 'extraction');
+      const fact = buildFact({ userId: context.userId, sessionId: context.sessionId, text: d.fact.text, category: d.fact.category, importance: d.fact.importance }, now, source);
       plan.puts.push(fact);
       plan.embed.push(fact);
       plan.counts.stored++;
@@ -140,7 +141,7 @@ export function planFactWrites(
     plan.counts.replaced++;
     if (context.mode === 'recreate') {
       const next: Fact = {
-        ...buildFact({ userId: context.userId, sessionId: context.sessionId, text: d.text, category: d.target.category, importance, tags: d.target.tags, pinned: d.target.pinned, metadata: d.target.metadata }, now, 'extraction'),
+        ...buildFact({ userId: context.userId, sessionId: context.sessionId, text: d.text, category: d.target.category, importance, tags: d.target.tags, pinned: d.target.pinned, metadata: d.target.metadata }, now, source),
       };
       plan.puts.push(next, { ...d.target, status: 'retired', validUntil: now, supersededBy: next.id, updatedAt: now });
       plan.embed.push(next);

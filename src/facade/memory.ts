@@ -11,7 +11,7 @@ import { installErrorTransfer } from '../rpc/error-transfer.js';
 import type { WorkerEntry } from '../rpc/worker-protocol.js';
 import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from '../schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from '../schema/episode.js';
-import { addManyOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type Fact, type FactInput, type FactPatch } from '../schema/fact.js';
+import { addManyOptionsSchema, addOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type AddOptions, type Fact, type FactInput, type FactPatch } from '../schema/fact.js';
 import { memoryOptionsSchema, type MemoryOptions } from '../schema/memory-options.js';
 import { parseInput } from '../schema/parse.js';
 import {
@@ -169,7 +169,13 @@ export class Memory {
 
   /** Facts: stable things about the user. */
   readonly facts = {
-    add: async (input: FactInput): Promise<Fact> => this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add')),
+    /**
+     * Adds a fact. By default it is merged with a near-identical current fact
+     * of the same user and category, as `observe()` merges (the old version
+     * stays in `facts.history()`); `{ merge: false }` inserts it as given.
+     */
+    add: async (input: FactInput, options: AddOptions = {}): Promise<Fact> =>
+      this.call('add a fact').addFact(parseInput(factInputSchema, input, 'facts.add'), parseInput(addOptionsSchema, options, 'facts.add: options')),
     /**
      * Adds up to 10,000 facts in one embedding batch and one transaction: all
      * are stored or none. `{ returnRecords: false }` resolves to their ids

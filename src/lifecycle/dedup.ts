@@ -15,11 +15,12 @@ export interface DedupDecision {
   similarity: number;
 }
 
-export function findDuplicate(ctx: EngineContext, incoming: Episode, vector: Float32Array): DedupDecision | null {
+/** `stored`: the ids IndexedDB holds now; an index entry outside it is stale (deleted by another tab) and cannot be replaced. */
+export function findDuplicate(ctx: EngineContext, incoming: Episode, vector: Float32Array, stored?: ReadonlySet<string>): DedupDecision | null {
   const threshold = ctx.lifecycle.dedupThreshold;
   if (threshold <= 0) return null;
   // Ask for a few neighbours: the best one may be blocked by the provenance gate.
-  const neighbours = ctx.index.nearest(incoming.userId, vector, 5, (doc) => doc.kind === 'episode' && doc.id !== incoming.id);
+  const neighbours = ctx.index.nearest(incoming.userId, vector, 5, (doc) => doc.kind === 'episode' && doc.id !== incoming.id && (!stored || stored.has(doc.id)));
   for (const { id, score } of neighbours) {
     if (score < threshold) break;
     const existing = ctx.index.doc(id);
@@ -69,7 +70,8 @@ export async function duplicatesInTransaction(ctx: EngineContext, incoming: Epis
   if (ctx.lifecycle.dedupThreshold <= 0) return [];
   // Keys only: cheap next to the embedding that preceded it, and exact whatever other tabs did.
   const ids = await ctx.db.episodes.where('userId').equals(incoming.userId).primaryKeys();
-  const indexed = findDuplicate(ctx, incoming, vector);
+  // Only entries IndexedDB still holds: a stale one (deleted in another tab) must not hide a live duplicate behind it.
+  const indexed = findDuplicate(ctx, incoming, vector, new Set(ids));
   const unseen = ids.filter((id) => !ctx.index.has(id));
   const found = indexed ? [indexed] : [];
   if (unseen.length === 0) return found;

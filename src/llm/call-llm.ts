@@ -34,16 +34,21 @@ export interface CallSpec<S extends z.ZodType> {
  */
 export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: CallSpec<S>): Promise<CallResult<z.output<S>>> {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(spec.signal?.reason);
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ProviderError(`The ${spec.task} call timed out after ${spec.timeoutMs} ms.`, { reason: 'timeout' });
-      controller.abort(error);
-      reject(error);
-    }, spec.timeoutMs);
-  });
+  // The timeout and the caller's signal (close()) end the call here even if the provider ignores its own signal.
+  let stop!: (error: ProviderError) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  stopped.catch(() => undefined);
+  const onAbort = () => {
+    controller.abort(spec.signal?.reason);
+    stop(new ProviderError(`The ${spec.task} call was cancelled: engram is closing.`, { reason: 'cancelled' }));
+  };
+  if (spec.signal?.aborted) onAbort();
+  else spec.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    const error = new ProviderError(`The ${spec.task} call timed out after ${spec.timeoutMs} ms.`, { reason: 'timeout' });
+    controller.abort(error);
+    stop(error);
+  }, spec.timeoutMs);
   let costUsd = 0;
   try {
     const response = await Promise.race([
@@ -56,7 +61,7 @@ export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: 
         maxCostUsd: spec.maxCostUsd,
         signal: controller.signal,
       }),
-      timeout,
+      stopped,
     ]);
     costUsd = typeof response?.costUsd === 'number' && Number.isFinite(response.costUsd) ? response.costUsd : 0;
     const output = response?.output;
@@ -75,13 +80,32 @@ export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: 
     return { ok: true, value: parsed.data, costUsd };
   } catch (error) {
     if (spec.signal?.aborted) return { ok: false, failure: 'provider_error', reason: 'cancelled', costUsd };
-    const reason = (error as ProviderError)?.details?.reason;
-    const message = (error as Error)?.message ?? String(error);
+    const reason = error instanceof ProviderError ? error.details?.reason : undefined;
+    const message = describeThrown(error);
     if (reason === 'timeout' || controller.signal.aborted) return { ok: false, failure: 'timeout', reason: message, costUsd };
     if (reason === 'parse') return { ok: false, failure: 'parse_error', reason: message, costUsd };
     return { ok: false, failure: 'provider_error', reason: message, costUsd };
   } finally {
     clearTimeout(timer);
     spec.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * What a provider threw, as text, whatever it threw: an object whose
+ * `message` getter or `toString` throws must not turn a handled provider
+ * failure into an untyped error.
+ */
+export function describeThrown(error: unknown): string {
+  try {
+    const message = (error as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // fall through
+  }
+  try {
+    return String(error);
+  } catch {
+    return 'the provider threw a value that cannot be described';
   }
 }

@@ -10,7 +10,7 @@ export type { ImportSummary } from '../portability/import.js';
 export type { ScoreParts, RankingOptions } from '../search/ranking.js';
 export type { LifecycleOptions, EmbedderOptions, IndexSnapshotOptions } from '../schema/options.js';
 export type { Episode, EpisodeInput, EpisodePatch } from '../schema/episode.js';
-export type { Fact, FactInput, FactPatch, FactCategory, AddManyOptions } from '../schema/fact.js';
+export type { Fact, FactInput, FactPatch, FactCategory, AddOptions, AddManyOptions } from '../schema/fact.js';
 export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, MetadataFilter } from '../schema/query.js';
 export type { MemoryType, Metadata } from '../schema/common.js';
 export type { FormatContextOptions } from '../recall/format-context.js';

@@ -88,9 +88,27 @@ export const factInputSchema = z
   .strict();
 export type FactInput = z.input<typeof factInputSchema>;
 
+/** Options of `facts.add`. */
+export const addOptionsSchema = z
+  .object({
+    /**
+     * Merge with a near-identical current fact of the same user and category
+     * (default true), as `observe()` does: the same fact at cosine ≥
+     * `facts.autoUpdateAt`, or by the LLM's same-fact check between
+     * `facts.checkFrom` and it when a provider is set; the old version stays
+     * in `facts.history()`. `false` inserts the fact as it is. A fact with an
+     * `id` the app chose is never merged (it is written under that id).
+     */
+    merge: z.boolean().optional(),
+  })
+  .strict();
+export type AddOptions = z.input<typeof addOptionsSchema>;
+
 /** Options of `facts.addMany`. */
 export const addManyOptionsSchema = z
   .object({
+    /** Merge each fact as `facts.add` does (default false: a bulk load inserts as given, without a neighbour search per fact). */
+    merge: z.boolean().optional(),
     /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
     returnRecords: z.boolean().optional(),
   })

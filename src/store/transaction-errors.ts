@@ -1,4 +1,4 @@
-import { EngramError, QuotaError, StorageError } from '../errors.js';
+import { ClosedError, EngramError, QuotaError, StorageError } from '../errors.js';
 
 /** True when IndexedDB refused a write because the origin's storage quota is used up. */
 export function isQuotaExceeded(error: unknown): boolean {
@@ -18,6 +18,8 @@ export function toStorageError(error: unknown, operation: string): EngramError {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { inner?: unknown }).inner, depth++) {
     if (e instanceof EngramError) return e;
   }
+  // close() ran while this call was still working (its deadline passed): the call ends as a closed memory's does.
+  if ((error as { name?: unknown } | null)?.name === 'DatabaseClosedError') return new ClosedError(operation);
   if (isQuotaExceeded(error)) {
     return new QuotaError(`Storage quota exceeded while trying to ${operation}; nothing was written.`, { operation });
   }

@@ -1,0 +1,44 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import { vectorsFor } from '../embed/provided-embeddings.js';
+import type { EngineContext } from '../engine-context.js';
+import type { LLMProvider } from '../llm/types.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { Fact, FactInput } from '../schema/fact.js';
+import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import { decideFacts, planFactWrites } from './facts-merge.js';
+
+/**
+ * A fact the app adds directly, merged like an extracted one (facts-merge.ts):
+ * when it is the same as a current fact of the user and category, the merged
+ * version is written in one commit (the old one kept in history, its tags,
+ * metadata and pin joined with the new input's) and returned; otherwise this
+ * returns null and the caller inserts the fact as given, with the returned
+ * vector so it is embedded once.
+ */
+export async function addFactMerging(
+  ctx: EngineContext,
+  deps: { llm: LLMProvider | undefined; options: ResolvedExtraction; signal?: AbortSignal },
+  input: FactInput,
+): Promise<{ merged: Fact } | { merged: null; vector: Float32Array }> {
+  const [vector] = await vectorsFor(ctx, [input], { call: 'facts.add', path: () => 'embedding' });
+  const userId = input.userId ?? DEFAULT_USER_ID;
+  const extracted = { text: input.text, category: input.category ?? 'other', importance: input.importance ?? 0.5 };
+  const { decisions } = await decideFacts(ctx, deps, userId, [extracted], [vector!]);
+  const decision = decisions[0];
+  if (decision?.kind !== 'merge') return { merged: null, vector: vector! };
+
+  const now = ctx.now();
+  const plan = planFactWrites([decision], { userId, sessionId: input.sessionId ?? null, now, mode: deps.options.facts.mergeMode, source: 'manual' });
+  const current = plan.embed[0]!;
+  current.tags = [...new Set([...current.tags, ...(input.tags ?? [])])].slice(0, 50);
+  current.pinned = current.pinned || (input.pinned ?? false);
+  current.metadata = { ...current.metadata, ...(input.metadata ?? {}) };
+  const currentVector = current.text === input.text ? vector! : (await embedTexts(ctx, [current.text]))[0]!;
+  await ctx.commit('add a fact', ['facts', 'vectorBlocks'], async () => {
+    await ctx.db.facts.bulkPut(plan.puts);
+    await putVectors(ctx.db, [{ id: current.id, userId, kind: 'fact', vector: currentVector }]);
+    if (plan.retired.length) await deleteVectors(ctx.db, plan.retired);
+  });
+  return { merged: current };
+}
