@@ -75,7 +75,9 @@ export type MemoryMiddleware = LanguageModelMiddleware & {
  * - after a call that ends with a reply (not a tool-call step), it observes
  *   the turn `{ user, assistant }`: for `generateText` when the result is
  *   back, for `streamText` once the stream has finished (the text deltas
- *   accumulated). A stream that fails or is cancelled is not observed.
+ *   accumulated). A stream that fails, is cancelled or ends without a
+ *   finish part is not observed, nor is a reply whose finish reason is
+ *   `error`.
  *
  * Observing runs in the background and never delays or fails the model
  * call; a failed recall leaves the prompt as it was. Both report to
@@ -98,7 +100,8 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
   };
 
   const observeTurn = (params: CallOptions, assistant: string, finishReason: string | undefined) => {
-    if (opts.observe === false || finishReason === 'tool-calls') return;
+    // Only a finished reply is a turn: not a tool-call step, a model error, or a stream that ended without its finish part.
+    if (opts.observe === false || finishReason === undefined || finishReason === 'tool-calls' || finishReason === 'error') return;
     const user = lastUserText(params.prompt);
     if (!user.trim() && !assistant.trim()) return;
     const task = (async () => {

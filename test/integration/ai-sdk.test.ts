@@ -226,6 +226,32 @@ describe('memoryMiddleware', () => {
     expect(next.doGenerateCalls[0]!.prompt[0]!.content).toContain('The user lives in Porto.');
   });
 
+  it('does not observe a stream that failed before finishing', async () => {
+    const llm = scriptedLLM({ extract: { output: extracted }, profile: { output: { updates: {} } } });
+    const memory = await open({ llm: llm.provider });
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'stream-start' as const, warnings: [] },
+            { type: 'text-start' as const, id: 't' },
+            { type: 'text-delta' as const, id: 't', delta: 'Porto is' },
+            { type: 'error' as const, error: new Error('connection reset') },
+          ],
+        }),
+      }),
+    });
+    const middleware = memoryMiddleware({ memory, userId: 'ana', onError: (e) => { throw e; } });
+    const streamErrors: unknown[] = [];
+    const result = streamText({ model: wrapLanguageModel({ model, middleware }), prompt: 'I just moved to Porto.', onError: ({ error }) => void streamErrors.push(error) });
+    await result.consumeStream();
+    await middleware.flush();
+
+    expect(streamErrors.map((e) => (e as Error).message)).toEqual(['connection reset']);
+    expect(llm.calls).toEqual([]);
+    expect(await memory.facts.list({ userId: 'ana' })).toEqual([]);
+  });
+
   it('never fails the app call: recall and observe errors go to onError', async () => {
     const memory = await open();
     await memory.close(); // every recall and observe now throws ClosedError
