@@ -1,17 +1,22 @@
 import { defineConfig } from 'tsup';
 
 /**
- * Three entries, ESM + CJS + .d.ts each:
+ * Five entries, ESM + CJS + .d.ts each:
  * - index: the SDK (page side, and Node in-process);
  * - engine.worker: the Web Worker entry. It sits beside index.js because the
  *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`;
- * - server: server-side helpers (the LLM proxy handler).
+ * - server: server-side helpers (the LLM proxy handler);
+ * - ai, langchain: integrations with the Vercel AI SDK and LangChain.js.
+ *   Their libraries are optional peer dependencies, so tsup leaves them
+ *   external: an app that never imports these subpaths never loads them.
  */
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'engine.worker': 'workers/engine.worker.ts',
     server: 'src/server.ts',
+    ai: 'src/ai/index.ts',
+    langchain: 'src/langchain/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
