@@ -1,7 +1,7 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { z } from 'zod';
 import type { ObserveResult } from '../extract/observe.js';
-import type { Memory } from '../memory.js';
+import type { Memory } from '../facade/memory.js';
 import type { FormatContextOptions } from '../recall/format-context.js';
 import type { RecallOptions } from '../schema/query.js';
 import { parseInput } from '../schema/parse.js';

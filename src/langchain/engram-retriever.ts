@@ -3,7 +3,7 @@ import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import { z } from 'zod';
 import type { RecallHit } from '../engine.js';
-import type { Memory } from '../memory.js';
+import type { Memory } from '../facade/memory.js';
 import type { RecallOptions } from '../schema/query.js';
 import { parseInput } from '../schema/parse.js';
 
