@@ -26,9 +26,10 @@ import {
 } from '../schema/query.js';
 import { Emitter } from '../telemetry/emitter.js';
 import { Task } from './task-handle.js';
+import { LiveQuery } from './live-query.js';
 import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
 import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from '../schema/task.js';
-import type { EngramEvent, EngramEventType, EventListener } from '../telemetry/events.js';
+import type { ChangeEvent, EngramEvent, EngramEventType, EventListener } from '../telemetry/events.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from '../llm/types.js';
 import { describeProvider } from '../llm/descriptor.js';
 import { observeInputSchema, type ObserveInput, type ObserveResult } from '../extract/observe.js';
@@ -39,6 +40,19 @@ import type { EventRecord, JobRecord } from '../schema/records.js';
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
 const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
+const tasksListSchema = z.object({ userId: userIdSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict();
+const liveQuerySchema = z.union([
+  z.object({ recall: textSchema, options: recallOptionsSchema.optional() }).strict(),
+  z.object({ facts: factListQuerySchema }).strict(),
+  z.object({ episodes: episodeListQuerySchema }).strict(),
+  z.object({ tasks: tasksListSchema }).strict(),
+]);
+/** What `memory.live()` takes. */
+export type LiveQuerySpec =
+  | { recall: string; options?: RecallOptions }
+  | { facts: FactListQuery }
+  | { episodes: EpisodeListQuery }
+  | { tasks: { userId?: string; limit?: number } };
 const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]);
 
 /** `facts.addMany`: the stored records, or only their ids with `{ returnRecords: false }`. */
@@ -312,6 +326,31 @@ export class Memory {
     const text =
       typeof input === 'string' ? input : input instanceof Blob ? await input.text() : new TextDecoder().decode(input);
     return this.call('import').importData(text);
+  }
+
+  /**
+   * A query that stays current (see `LiveQuery`): it re-runs whenever a
+   * committed change touches its user, in this tab or another. One of
+   * `{ recall: text, options }`, `{ facts: query }`, `{ episodes: query }`,
+   * `{ tasks: { userId, limit } }`. Recall runs with `touch: false` (a UI
+   * watching memories does not make them more recent).
+   */
+  live(query: { recall: string; options?: RecallOptions }): LiveQuery<RecallHit[]>;
+  live(query: { facts: FactListQuery }): LiveQuery<Fact[]>;
+  live(query: { episodes: EpisodeListQuery }): LiveQuery<Episode[]>;
+  live(query: { tasks: { userId?: string; limit?: number } }): LiveQuery<TaskRecord[]>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  live(query: LiveQuerySpec): LiveQuery<any> {
+    const spec = parseInput(liveQuerySchema, query, 'live');
+    this.call('watch a query');
+    const onChange = (listener: (event: ChangeEvent) => void) => this.on('change', listener);
+    if ('recall' in spec) {
+      const options = { ...spec.options, touch: false };
+      return new LiveQuery(() => this.recall(spec.recall, options), options.userId ?? DEFAULT_USER_ID, onChange);
+    }
+    if ('facts' in spec) return new LiveQuery(() => this.facts.list(spec.facts), spec.facts.userId ?? DEFAULT_USER_ID, onChange);
+    if ('episodes' in spec) return new LiveQuery(() => this.episodes.list(spec.episodes), spec.episodes.userId ?? DEFAULT_USER_ID, onChange);
+    return new LiveQuery(() => this.tasks.list(spec.tasks), spec.tasks.userId ?? DEFAULT_USER_ID, onChange);
   }
 
   on<T extends EngramEventType>(type: T, listener: EventListener<T>): () => void {

@@ -4,7 +4,8 @@
  * re-exports this file whole; internal modules are free to move.
  */
 export type { MemoryOptions } from '../schema/memory-options.js';
-export type { AddManyFacts } from '../facade/memory.js';
+export type { AddManyFacts, LiveQuerySpec } from '../facade/memory.js';
+export type { LiveQuery, LiveSnapshot, LiveObserver, Unsubscribe } from '../facade/live-query.js';
 export type { RecallHit, MemoryRecord } from '../recall/recall.js';
 export type { ImportSummary } from '../portability/import.js';
 export type { ScoreParts, RankingOptions } from '../search/ranking.js';
