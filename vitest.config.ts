@@ -1,12 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: Node tests (unit, integration) and browser tests (Chromium).
+ * Vitest's default on a 2-core machine is ONE worker, so every file ran after
+ * the other while a browser file left Node idle waiting on Chromium. Now two
+ * workers run at once, but browser files run one at a time (two Chromiums
+ * with their workers and models would fight over the same cores): a Node
+ * file runs beside the current browser file. The slowest files are printed
+ * at the end of every run (test/support/slowest-files-reporter.ts).
+ */
 export default defineConfig({
   resolve: { alias: { engram: new URL('./src/index.ts', import.meta.url).pathname } },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/browser/global-setup.ts'],
+    maxWorkers: 2,
+    reporters: ['default', './test/support/slowest-files-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'node', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: ['test/browser/global-setup.ts'], maxWorkers: 1 } },
+    ],
   },
 });

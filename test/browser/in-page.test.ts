@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useDemoInChromium } from '../support/demo-in-chromium.js';
-import { nonLocalHosts, watchPage } from '../support/browser.js';
+import { BARE_PAGE_DIR, nonLocalHosts, watchPage } from '../support/browser.js';
 
-const demo = useDemoInChromium();
+const demo = useDemoInChromium({ pageDir: BARE_PAGE_DIR });
 
 describe('worker: false in a page', () => {
   it('runs the engine on the page with the browser\'s own IndexedDB and key ranges', async () => {
