@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoServer } from '../../demo/server.js';
 import { SAMPLE_CONVERSATION } from '../../demo/src/sample-conversation.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, SAFETY_NET_MS } from '../support/browser.js';
 import { episodeTitles, factTexts, openDemo, openTab, requestSummary, waitForStatus, waitReady, withMemory } from './demo-page.js';
 
 /**
@@ -139,7 +139,7 @@ describe('the demo inspector, offline, in Chromium', () => {
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     await fresh.page.click('#import');
-    await fresh.page.waitForFunction(() => (window as unknown as { __dataResults: string[] }).__dataResults.some((t) => t.startsWith('Import')), null, { timeout: 120_000 });
+    await fresh.page.waitForFunction(() => (window as unknown as { __dataResults: string[] }).__dataResults.some((t) => t.startsWith('Import')), null, { timeout: SAFETY_NET_MS });
     expect(await fresh.page.evaluate(() => (window as unknown as { __dataResults: string[] }).__dataResults.find((t) => t.startsWith('Import')))).toBe(`Imported ${expectedFacts.length + superseded.size} facts and ${expectedEpisodes.length} episodes.`);
     await openTab(fresh.page, 'Facts', `Facts (${expectedFacts.length})`);
     expect((await factTexts(fresh.page)).sort()).toEqual([...expectedFacts].sort());

@@ -21,9 +21,32 @@ export const CHROMIUM_ARGS: readonly string[] = [
 /** The bare test page (test/browser/bare-page, built by the browser tests' global setup): serve it with `startDemoServer({ pageDir: BARE_PAGE_DIR })`. */
 export const BARE_PAGE_DIR = fileURLToPath(new URL('../browser/bare-page/dist/', import.meta.url));
 
-/** Debian's Chromium, driven by playwright-core. */
+/**
+ * How long a browser test waits for anything (a page start, an element, an
+ * event) before it calls it hung. Only a safety net: on a shared 2-core
+ * machine a demo start that takes 5 s when quiet took over 60 s under load,
+ * and a test must not fail for being slow, only for being wrong.
+ */
+export const SAFETY_NET_MS = 300_000;
+
+/** Debian's Chromium, driven by playwright-core; every context it makes waits up to SAFETY_NET_MS (Playwright's default is 30 s). */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(SAFETY_NET_MS);
+    context.setDefaultNavigationTimeout(SAFETY_NET_MS);
+    return context;
+  };
+  browser.newPage = async (options) => {
+    const context = await browser.newContext(options);
+    const page = await context.newPage();
+    // As Playwright's own newPage: the page owns its context.
+    page.once('close', () => void context.close());
+    return page;
+  };
+  return browser;
 }
 
 /** Records every URL a page requests (for privacy assertions) and surfaces page errors in the test output. */
