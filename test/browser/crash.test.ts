@@ -18,14 +18,15 @@ import { seededRandom } from '../support/seeded-random.js';
 import { consistencyProblems, readRawDatabase, removedIds, waitDemoReady, withTestMemory } from '../support/test-memory-page.js';
 
 /**
- * Crash at any point: 1,100 writes (at least 1,000 acknowledged) through the public API (engine in its Web
- * Worker, on the real model) from four concurrent writers, while the harness
- * kills the engine's worker or reloads the page at 24 seeded write counts,
- * with the other writers' calls in flight. After every restart the store must
- * be whole: every acknowledged write present (or removed by a recorded
- * dedup/eviction decision) and recallable, no record without its vector or
- * the reverse, the index matching the store; the background jobs the crashes
- * left queued resume and finish.
+ * Crash at any point: 1,100 writes (at least 1,000 acknowledged) through the
+ * public API, engine in its Web Worker, from four concurrent writers, while
+ * the harness kills the engine's worker or reloads the page at 24 seeded
+ * write counts, with the other writers' calls in flight. After every restart
+ * the store must be whole: every acknowledged write present (or removed by a
+ * recorded dedup/eviction decision) and recallable, no record without its
+ * vector or the reverse, the index matching the store; the background jobs
+ * the crashes left queued resume and finish. Vectors come from the real
+ * model, loaded once in the test process (see exposeFeed in crash-harness.ts).
  *
  * The browser process lives on (an in-memory context), so this proves
  * atomicity when the engine dies mid-write; crash-on-disk.test.ts kills the
