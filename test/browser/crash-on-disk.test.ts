@@ -7,7 +7,7 @@ import { startDemoServer } from '../../demo/server.js';
 import { BARE_PAGE_DIR, launchKillableChromium, type KillableChromium } from '../support/browser.js';
 import { exposeFeed, killPoints, missingAcks, openCrashMemory, planWrites, startWriters, turnsWithoutEpisode, unrecallable, WriteFeed } from '../support/crash-harness.js';
 import { seededRandom } from '../support/seeded-random.js';
-import { consistencyProblems, readRawDatabase, waitDemoReady, withTestMemory } from '../support/test-memory-page.js';
+import { consistencyProblems, readRawDatabase, waitDemoReady, withTestMemory, type RawDatabase } from '../support/test-memory-page.js';
 
 /**
  * Durability on disk: Chromium keeps IndexedDB in a profile directory; the
@@ -63,6 +63,26 @@ async function launch(feed: WriteFeed): Promise<Page> {
   return page;
 }
 
+/**
+ * FINDING (see the report of branch `suite`): after a whole-browser SIGKILL, the relaunched Chromium sometimes
+ * refuses the first indexedDB.open with "UnknownError: Internal error opening backing store", although every
+ * process of the killed browser is gone. The store is intact when a later open succeeds; this counts the
+ * refusals and retries (every 500 ms, at most 20 times) so the durability checks still run; a store that
+ * never opens fails the test.
+ */
+let backingStoreRefusals = 0;
+async function readAfterCrash(page: Page): Promise<RawDatabase> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readRawDatabase(page, DB);
+    } catch (error) {
+      if (attempt >= 20 || !/Internal error opening backing store/.test((error as Error).message)) throw error;
+      backingStoreRefusals++;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 describe('crash on disk: the whole browser killed (Chromium, persistent profile)', () => {
   it(`${TOTAL_WRITES} writes with the browser process tree SIGKILLed at ${KILLS} seeded write counts: every acknowledged write survives, whole`, async () => {
     const random = seededRandom(SEED);
@@ -74,9 +94,12 @@ describe('crash on disk: the whole browser killed (Chromium, persistent profile)
     for (let life = 0; life <= KILLS; life++) {
       page = await launch(feed);
       // Before the engine opens: every acknowledged write is on disk, with its vector, and nothing is half-written.
-      const raw = await readRawDatabase(page, DB);
+      const raw = await readAfterCrash(page);
       expect(consistencyProblems(raw)).toEqual([]);
-      expect(missingAcks(raw, feed.acks.values())).toEqual([]);
+      // FAILS INTERMITTENTLY (a real finding, not a flaky test): after "Internal error opening backing store" the
+      // store that opens has lost acknowledged writes (20 of 20 after the first kill, 211 after the fourth, in two
+      // runs on 23 Nov, with relaxed and with strict durability alike). One run in three passed all 6 kills.
+      expect(missingAcks(raw, feed.acks.values()), 'acknowledged writes missing after a whole-browser SIGKILL').toEqual([]);
       await openCrashMemory(page, { name: DB, cap: CAP, holdJobs: false });
       // ... and recallable through the engine.
       const stillStored = [...feed.acks.values()];
@@ -114,7 +137,8 @@ describe('crash on disk: the whole browser killed (Chromium, persistent profile)
     expect(await unrecallable(page, raw, all)).toEqual([]);
     console.log(
       `crash on disk: ${kills} whole-browser SIGKILLs, writes issued ${feed.issued}, acknowledged ${feed.acks.size}, ` +
-        `all ${recalled} acknowledged before the last kill found on disk with their vectors and recalled, lost 0, partial 0`,
+        `all ${recalled} acknowledged before the last kill found on disk with their vectors and recalled, lost 0, partial 0; ` +
+        `first opens after a kill refused by Chromium ("Internal error opening backing store", then retried): ${backingStoreRefusals}`,
     );
     expect(kills).toBe(KILLS);
     expect(feed.acks.size).toBeGreaterThanOrEqual(TOTAL_WRITES - KILLS * WRITERS);
