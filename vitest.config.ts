@@ -3,11 +3,11 @@ import { defineConfig } from 'vitest/config';
 /**
  * Two projects: Node tests (unit, integration) and browser tests (Chromium).
  * Vitest's default on a 2-core machine is ONE worker, so every file ran after
- * the other while a browser file left Node idle waiting on Chromium. Now two
- * workers run at once, but browser files run one at a time (two Chromiums
- * with their workers and models would fight over the same cores): a Node
- * file runs beside the current browser file. The slowest files are printed
- * at the end of every run (test/support/slowest-files-reporter.ts).
+ * the other. Node files now run two at a time; browser files run one at a
+ * time (two Chromiums with their workers and models fight over the same
+ * cores). Measured: Vitest runs a `maxWorkers: 1` project's files after the
+ * parallel ones, not beside them. The slowest files are printed at the end of
+ * every run (test/support/slowest-files-reporter.ts).
  */
 export default defineConfig({
   resolve: { alias: { engram: new URL('./src/index.ts', import.meta.url).pathname } },
