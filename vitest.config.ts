@@ -1,12 +1,26 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: Node tests (unit, integration) and browser tests (Chromium).
+ * Vitest's default on a 2-core machine is ONE worker, so every file ran after
+ * the other. Node files now run two at a time; browser files run one at a
+ * time (two Chromiums with their workers and models fight over the same
+ * cores). Measured: Vitest runs a `maxWorkers: 1` project's files after the
+ * parallel ones, not beside them. The slowest files are printed at the end of
+ * every run (test/support/slowest-files-reporter.ts).
+ */
 export default defineConfig({
   resolve: { alias: { engram: new URL('./src/index.ts', import.meta.url).pathname } },
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Timeouts are safety nets for a hung test, never a speed requirement: a busy shared machine runs these several times slower.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     pool: 'forks',
-    globalSetup: ['test/browser/global-setup.ts'],
+    maxWorkers: 2,
+    reporters: ['default', './test/support/slowest-files-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'node', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: ['test/browser/global-setup.ts'], maxWorkers: 1, testTimeout: 600_000, hookTimeout: 600_000 } },
+    ],
   },
 });

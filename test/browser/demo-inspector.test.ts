@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoServer } from '../../demo/server.js';
 import { SAMPLE_CONVERSATION } from '../../demo/src/sample-conversation.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, SAFETY_NET_MS } from '../support/browser.js';
 import { episodeTitles, factTexts, openDemo, openTab, requestSummary, waitForStatus, waitReady, withMemory } from './demo-page.js';
 
 /**
@@ -128,9 +128,19 @@ describe('the demo inspector, offline, in Chromium', () => {
     await openTab(fresh.page, 'Facts', 'No facts yet.');
     await openTab(fresh.page, 'Data', 'Export and import');
     await fresh.page.setInputFiles('#import-file', exported);
+    // The Data tab redraws 50 ms after the import (app.refresh), replacing the result line with an empty one:
+    // record every text the line shows, so a slow machine cannot miss it between two polls.
+    await fresh.page.evaluate(() => {
+      const shown: string[] = [];
+      (window as unknown as { __dataResults: string[] }).__dataResults = shown;
+      new MutationObserver(() => {
+        const text = document.getElementById('data-result')?.textContent;
+        if (text) shown.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await fresh.page.click('#import');
-    await fresh.page.locator('#data-result').getByText(/Import/).waitFor();
-    expect(await fresh.page.locator('#data-result').textContent()).toBe(`Imported ${expectedFacts.length + superseded.size} facts and ${expectedEpisodes.length} episodes.`);
+    await fresh.page.waitForFunction(() => (window as unknown as { __dataResults: string[] }).__dataResults.some((t) => t.startsWith('Import')), null, { timeout: SAFETY_NET_MS });
+    expect(await fresh.page.evaluate(() => (window as unknown as { __dataResults: string[] }).__dataResults.find((t) => t.startsWith('Import')))).toBe(`Imported ${expectedFacts.length + superseded.size} facts and ${expectedEpisodes.length} episodes.`);
     await openTab(fresh.page, 'Facts', `Facts (${expectedFacts.length})`);
     expect((await factTexts(fresh.page)).sort()).toEqual([...expectedFacts].sort());
     await fresh.page.click('tr.fact:has-text("3 hours 45") button.history');

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
 import type { Memory } from '../../src/index.js';
+import { SAFETY_NET_MS } from '../support/browser.js';
 
 /**
  * Driving the demo page from the browser tests. Requests are recorded on the
@@ -43,7 +44,7 @@ export async function openDemo(browser: Browser, url: string, options: { context
 
 /** The demo sets `window.engramDemo.ready` once the memory is open and the inspector drawn. */
 export async function waitReady(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 90_000 });
+  await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
 }
 
 /** Runs `fn` in the page with the demo's Memory (the public API, backed by the Web Worker). */
@@ -59,14 +60,14 @@ export function withMemory<R, A>(page: Page, fn: (memory: Memory, arg: A) => Pro
 }
 
 /** Waits until the status line says `text`. */
-export async function waitForStatus(page: Page, text: string, timeout = 90_000): Promise<void> {
+export async function waitForStatus(page: Page, text: string, timeout = SAFETY_NET_MS): Promise<void> {
   await page.waitForFunction((t) => document.getElementById('status')?.textContent?.includes(t), text, { timeout });
 }
 
 /** Opens an inspector tab and waits until its body shows `expect` (a heading or any text). */
 export async function openTab(page: Page, name: 'Facts' | 'Episodes' | 'Tasks' | 'Recall' | 'Activity' | 'Data', expect: string | RegExp): Promise<void> {
   await page.click(`#tab-${name.toLowerCase()}`);
-  await page.locator('#tab-body').getByText(expect).first().waitFor({ timeout: 30_000 });
+  await page.locator('#tab-body').getByText(expect).first().waitFor({ timeout: SAFETY_NET_MS });
 }
 
 /** The texts of the facts in the Facts tab, as the user sees them. */

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoServer } from '../../demo/server.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, SAFETY_NET_MS } from '../support/browser.js';
 import { consistencyProblems, openTestMemory, waitDemoReady, readRawDatabase, withTestMemory } from '../support/test-memory-page.js';
 
 /**
@@ -106,10 +106,10 @@ describe('full disk (Chromium, small quota)', () => {
       await memory.episodes.add({ userId: 'disk', text: 'After the disk was freed, writing works again' });
     });
     await page.reload();
-    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 90_000 });
+    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
     await openTestMemory(page, { name: DB, lifecycle: { dedupThreshold: 0 } });
     const after = await withTestMemory(page, async (memory) => (await memory.recall('disk freed writing again', { userId: 'disk', touch: false }))[0]?.memory.text);
     expect(after).toBe('After the disk was freed, writing works again');
     await page.close();
-  }, 180_000);
+  }, 600_000);
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useDemoInChromium } from '../support/demo-in-chromium.js';
-import { nonLocalHosts, watchPage } from '../support/browser.js';
+import { BARE_PAGE_DIR, nonLocalHosts, watchPage, SAFETY_NET_MS } from '../support/browser.js';
 
-const demo = useDemoInChromium();
+const demo = useDemoInChromium({ pageDir: BARE_PAGE_DIR });
 
 describe('worker: false in a page', () => {
   it('runs the engine on the page with the browser\'s own IndexedDB and key ranges', async () => {
@@ -10,7 +10,7 @@ describe('worker: false in a page', () => {
     const page = await context.newPage();
     const watch = watchPage(page);
     await page.goto(demo.url);
-    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
 
     const found = await page.evaluate(async () => {
       const demo = (window as unknown as { engramDemo: { open(o: unknown): Promise<import('../../src/index.js').Memory> } }).engramDemo;

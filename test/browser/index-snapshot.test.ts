@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Memory, RankingOptions } from '../../src/index.js';
 import { useDemoInChromium } from '../support/demo-in-chromium.js';
-import { watchPage } from '../support/browser.js';
+import { BARE_PAGE_DIR, watchPage } from '../support/browser.js';
 import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-memory-page.js';
 
 /**
@@ -11,7 +11,7 @@ import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-mem
  * imitates. An open from the snapshot must answer exactly as an open that
  * reads every record.
  */
-const demo = useDemoInChromium();
+const demo = useDemoInChromium({ pageDir: BARE_PAGE_DIR });
 
 /** Relevance is the cosine alone, so scores compare to the last bit. */
 const COSINE_ONLY: RankingOptions = { denseWeight: 1, weights: { similarity: 1, importance: 0, recency: 0, pinned: 0 } };

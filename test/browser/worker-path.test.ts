@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useDemoInChromium } from '../support/demo-in-chromium.js';
-import { nonLocalHosts, watchPage } from '../support/browser.js';
+import { nonLocalHosts, watchPage, SAFETY_NET_MS } from '../support/browser.js';
 
 const demo = useDemoInChromium();
 
@@ -10,7 +10,7 @@ describe('the worker path in Chromium', () => {
     const page = await context.newPage();
     const watch = watchPage(page);
     await page.goto(demo.url);
-    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
 
     const recall = (query: string) =>
       page.evaluate(async (q) => {
@@ -39,7 +39,7 @@ describe('the worker path in Chromium', () => {
     expect(pageResources.some((name) => name.includes('engine.worker'))).toBe(true);
 
     await page.reload();
-    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as unknown as { engramDemo?: { ready: boolean } }).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
     expect((await recall('beekeeping hobby'))[0]).toBe('The user keeps bees on the roof of their flat');
     expect((await recall('which musical instrument?'))[0]).toBe('The user plays the cello in an amateur orchestra');
 

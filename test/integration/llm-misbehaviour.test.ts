@@ -39,7 +39,11 @@ afterEach(async () => {
   await Promise.all(memories.splice(0).map((m) => m.close()));
 });
 
-async function open(llm: LLMProvider = openAICompatible({ baseURL: upstream.url, model: 'm' }), timeoutMs = 2000): Promise<Memory> {
+/**
+ * A memory on `llm`. The stage-1 timeout is the default's 30 s unless a test is about the timeout: a 20 MB
+ * reply took over 2 s to be refused on a loaded machine, which then reported a timeout instead of the size.
+ */
+async function open(llm: LLMProvider = openAICompatible({ baseURL: upstream.url, model: 'm' }), timeoutMs = 30_000): Promise<Memory> {
   const m = await openMemory({ llm, extraction: { timeoutMs, maxAttempts: 1 }, capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
   memories.push(m);
   await m.facts.add({ id: 'ana-porto', userId: 'ana', text: 'Ana lives in Porto', category: 'profile', importance: 0.8 });

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Memory, MemoryOptions } from '../../src/index.js';
+import { SAFETY_NET_MS } from './browser.js';
 
 /**
  * Browser tests that need their own database and settings open a memory in
@@ -21,7 +22,7 @@ export async function openDemoTab(context: BrowserContext, url: string): Promise
 }
 
 export async function waitDemoReady(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as DemoWindow).engramDemo?.ready, null, { timeout: 90_000 });
+  await page.waitForFunction(() => (window as unknown as DemoWindow).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
 }
 
 /** Opens `window.testMemory` in the page (only serialisable options: no functions). */
