@@ -48,6 +48,7 @@ export {
   StorageError,
   QuotaError,
   ImportError,
+  StoreLockedError,
   type ErrorCode,
   type ValidationIssue,
 } from './errors.js';

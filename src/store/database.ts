@@ -5,6 +5,7 @@ import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, ProfileRec
 import type { SnapshotRow } from './index-snapshot.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
+import { middlewaresOf } from './factory-middlewares.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
@@ -68,5 +69,6 @@ export class EngramDatabase extends Dexie {
     const { mark, middleware } = writeMarkMiddleware();
     this.writeMark = mark;
     this.use(middleware);
+    for (const extra of middlewaresOf(deps?.indexedDB)) this.use(extra);
   }
 }
