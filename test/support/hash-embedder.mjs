@@ -14,7 +14,10 @@ export const hashEmbedder = {
       for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
         let h = 2166136261;
         for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-        v[(h >>> 0) % 64] += 1;
+        // FNV's low bits barely mix: finish with murmur3's avalanche before taking the bucket.
+        h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+        h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+        v[((h ^ (h >>> 16)) >>> 0) % 64] += 1;
       }
       let norm = 0;
       for (const x of v) norm += x * x;
