@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { deserializeOwned } from './own-buffers.js';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { StorageError } from '../../errors.js';
 import { EngramDatabase } from '../database.js';
@@ -154,7 +155,7 @@ async function load(indexedDB: IDBFactory, name: string, image: StoreImage | nul
 function applyOp(tx: IDBTransaction, op: JournalOp): void {
   const store = tx.objectStore(op.table);
   if (op.type === 'put') {
-    const values = deserialize(op.values) as unknown[];
+    const values = deserializeOwned<unknown[]>(op.values);
     values.forEach((value, i) => {
       const key = op.keys?.[i] as IDBValidKey | undefined;
       if (store.keyPath === null) store.put(value, key);

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fdatasyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
+import { serialize } from 'node:v8';
+import { deserializeOwned } from './own-buffers.js';
 
 export const IMAGE_FORMAT = 1;
 
@@ -23,7 +24,7 @@ interface BlobBytes {
 
 export function readImage(path: string): StoreImage | null {
   if (!existsSync(path)) return null;
-  return deserialize(readFileSync(path)) as StoreImage;
+  return deserializeOwned<StoreImage>(readFileSync(path));
 }
 
 /** Writes the image so that a crash at any moment leaves either the old image or the new one: temp file, sync, rename, sync the folder. */
