@@ -1,17 +1,20 @@
 import { defineConfig } from 'tsup';
 
 /**
- * Three entries, ESM + CJS + .d.ts each:
+ * Four entries, ESM + CJS + .d.ts each:
  * - index: the SDK (page side, and Node in-process);
  * - engine.worker: the Web Worker entry. It sits beside index.js because the
  *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`;
- * - server: server-side helpers (the LLM proxy handler).
+ * - server: server-side helpers (the LLM proxy handler);
+ * - cli/engram: `npx engram`, which inspects a durable Node store.
  */
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'engine.worker': 'workers/engine.worker.ts',
     server: 'src/server.ts',
+    // `npx engram`: the inspector for durable Node stores (package.json "bin").
+    'cli/engram': 'src/cli/engram.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
