@@ -13,7 +13,8 @@
  * the reason printed); episode
  * write latency with dedup and eviction per size (bench/lifecycle.ts, sizes up
  * to 10k: above that the filling dominates); task steps per second, batched vs
- * one write per step (bench/tasks.ts).
+ * one write per step (bench/tasks.ts); the durable Node store beside
+ * fake-indexeddb (bench/durable.ts, BENCH_DURABLE_SIZES, default 10k,100k).
  *
  * Run time on the project's shared 2-core machine (it varies with load):
  * about 3½ min in all when the machine is otherwise idle, 6½ min under the
@@ -25,6 +26,7 @@ import { createMemory } from '../src/index.js';
 import { LIFECYCLE_HEADER, LIFECYCLE_TITLE, lifecycleWriteRows } from './lifecycle.js';
 import { RANDOM_VECTORS_HEADER, RANDOM_VECTORS_TITLE, randomVectorRows } from './random-vectors.js';
 import { TASKS_HEADER, TASKS_TITLE, taskStepRows } from './tasks.js';
+import { DURABLE_HEADER, DURABLE_TITLE, durableRows } from './durable.js';
 import { benchMemory, median, offlineEmbedder, percentile, printTable } from './support.js';
 import { syntheticTexts } from './synthetic.js';
 
@@ -109,6 +111,9 @@ async function main(): Promise<void> {
   const lifecycleSizes = SIZES.filter((n) => n <= LIFECYCLE_MAX_SIZE);
   if (lifecycleSizes.length) printTable(LIFECYCLE_TITLE, LIFECYCLE_HEADER, await lifecycleWriteRows(lifecycleSizes));
   printTable(TASKS_TITLE, TASKS_HEADER, await taskStepRows());
+  const durable = await durableRows();
+  printTable('Durable Node store: one at a time (facts.add with its vector)', ['store', 'inserts/s'], durable.single);
+  printTable(DURABLE_TITLE, DURABLE_HEADER, durable.rows);
 }
 
 await main();

@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'EMBEDDER'
   | 'STORAGE'
   | 'QUOTA'
-  | 'IMPORT';
+  | 'IMPORT'
+  | 'LOCKED';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -24,6 +25,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   STORAGE: 'StorageError',
   QUOTA: 'QuotaError',
   IMPORT: 'ImportError',
+  LOCKED: 'StoreLockedError',
 };
 
 export interface ValidationIssue {
@@ -113,6 +115,17 @@ export class ImportError extends EngramError {
   }
 }
 
+/**
+ * A durable Node store (`createMemory({ directory })`) is open in another
+ * process, or already in this one: one process owns a store at a time, so two
+ * writers can never interleave their journals.
+ */
+export class StoreLockedError extends EngramError {
+  constructor(message: string, details: { directory: string; pid: number; host: string; since: string }) {
+    super('LOCKED', message, details);
+  }
+}
+
 const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   VALIDATION: ValidationError,
   LIMIT: LimitError,
@@ -123,6 +136,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   STORAGE: StorageError,
   QUOTA: QuotaError,
   IMPORT: ImportError,
+  LOCKED: StoreLockedError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */

@@ -36,6 +36,7 @@ import { observeInputSchema, type ObserveInput, type ObserveResult } from '../ex
 import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from '../lifecycle/close-episode.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
 import type { EventRecord, JobRecord } from '../schema/records.js';
+import { openDurableFor } from '../store/durable/for-memory.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
@@ -94,8 +95,9 @@ export class Memory {
     const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
     const buffering = { flushAt: opts.tasks?.flushAt ?? 50, flushIntervalMs: opts.tasks?.flushIntervalMs ?? 5000 };
 
+    const durable = await openDurableFor({ ...opts, inProcess: !useWorker(opts.worker) });
     if (!useWorker(opts.worker)) {
-      const indexedDB = opts.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+      const indexedDB = durable?.indexedDB ?? opts.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
       if (!indexedDB) {
         throw new ValidationError(
           'createMemory: no IndexedDB here. In Node, pass one: `import { indexedDB, IDBKeyRange } from "fake-indexeddb"` and `createMemory({ name, indexedDB, IDBKeyRange })`.',
@@ -105,14 +107,21 @@ export class Memory {
       const engine = await Engine.open(config, {
         indexedDB,
         // Dexie needs both; in a page running in-process, the browser's own key range goes with its own factory.
-        IDBKeyRange: opts.IDBKeyRange ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange,
+        IDBKeyRange: durable?.IDBKeyRange ?? opts.IDBKeyRange ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange,
         embedder: customEmbedder,
         onProgress: opts.onProgress,
         onEvent: (event) => emitter.emit(event),
         clock: opts.clock,
         llm: opts.llm,
+      }).catch(async (error: unknown) => {
+        await durable?.close();
+        throw error;
       });
-      return new Memory(engine as unknown as EngineApi, emitter, (closeOptions) => engine.close(closeOptions), buffering);
+      const shutdown = async (closeOptions: { timeoutMs?: number }) => {
+        await engine.close(closeOptions);
+        await durable?.close();
+      };
+      return new Memory(engine as unknown as EngineApi, emitter, shutdown, buffering);
     }
 
     if (opts.indexedDB || opts.clock) {

@@ -14,6 +14,8 @@ export const memoryOptionsSchema = z
     name: engineSettingsSchema.shape.name,
     indexedDB: z.custom<IDBFactory>((v) => typeof v === 'object' && v !== null && typeof (v as IDBFactory).open === 'function', 'must be an IDBFactory (e.g. fake-indexeddb\'s indexedDB)').optional(),
     IDBKeyRange: z.custom<typeof IDBKeyRange>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), 'must be an IDBKeyRange implementation').optional(),
+    /** Node: keep the memory on disk in this folder (a durable store; see README "Node"). Instead of `indexedDB`. */
+    directory: z.string().min(1, 'must be a folder path').optional(),
     /** Browser: run the engine in a Web Worker (default true). Pass a Worker, or a factory, to control how it is created. Node: in-process. */
     worker: z.union([z.boolean(), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
     embedder: z

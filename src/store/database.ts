@@ -7,6 +7,7 @@ import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
 import { changeFeedMiddleware, type ChangeFeed } from './change-feed.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
+import { middlewaresOf } from './factory-middlewares.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 
 /**
@@ -75,5 +76,6 @@ export class EngramDatabase extends Dexie {
     const feed = changeFeedMiddleware();
     this.changes = feed.feed;
     this.use(feed.middleware);
+    for (const extra of middlewaresOf(deps?.indexedDB)) this.use(extra);
   }
 }

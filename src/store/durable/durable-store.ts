@@ -1,0 +1,230 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { deserializeOwned } from './own-buffers.js';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { StorageError } from '../../errors.js';
+import { EngramDatabase } from '../database.js';
+import { attachMiddleware } from '../factory-middlewares.js';
+import { JournalFile } from './journal-file.js';
+import { journalMiddleware, UNJOURNALED, type JournalOp } from './journal-middleware.js';
+import { blobsToBytes, bytesToBlobs, IMAGE_FORMAT, readImage, syncDirectory, writeImageAtomically, type StoreImage } from './store-image.js';
+import { acquireLock } from './store-lock.js';
+
+/** The journal is compacted into a new image once it is larger than this, or than the image (whichever is larger). */
+const COMPACT_AT_BYTES = 64 * 1024 * 1024;
+
+/** An IndexedDB whose committed transactions survive the process (see README "Node: durable store"). */
+export interface DurableStore {
+  indexedDB: IDBFactory;
+  IDBKeyRange: typeof IDBKeyRange;
+  /** Where the store's files are. */
+  folder: string;
+  /** What the open found: rows from the image, journal records replayed, bytes of torn tail dropped. */
+  opened: { imageRows: number; replayed: number; tornBytes: number };
+  /** Writes a compacted image now (also done in the background and at close). */
+  compact(): Promise<void>;
+  /** Compacts, then releases the lock. Call after the database is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the durable store of database `name` in `directory`: the same
+ * IndexedDB (fake-indexeddb, in memory) the tests use, loaded from the last
+ * compacted image plus the journal of transactions committed after it, and
+ * journaling every transaction committed from now on (journal-middleware.ts).
+ * Files: `<directory>/<name>/image.v8`, `journal.log`, `LOCK`.
+ */
+export async function openDurableStore(directory: string, name: string): Promise<DurableStore> {
+  const folder = resolve(directory, encodeURIComponent(name));
+  mkdirSync(folder, { recursive: true });
+  const release = acquireLock(join(folder, 'LOCK'), folder);
+  let journal: JournalFile | undefined;
+  try {
+    const imagePath = join(folder, 'image.v8');
+    const image = readImage(imagePath);
+    const indexedDB = new IDBFactory();
+    const version = await createSchema(indexedDB, name);
+    if (image && image.format !== IMAGE_FORMAT) {
+      throw new StorageError(`The engram store in "${folder}" has image format ${image.format}; this version reads format ${IMAGE_FORMAT}. Upgrade engram.`, { folder });
+    }
+    if (image && image.version !== version) {
+      throw new StorageError(
+        `The engram store in "${folder}" was written with schema version ${image.version / 10}; this version of engram has ${version / 10}. Migrating durable stores between schema versions is not supported yet: export with the engram version that wrote it, then import.`,
+        { folder, stored: image.version, expected: version },
+      );
+    }
+    const opened = JournalFile.open(join(folder, 'journal.log'));
+    journal = opened.journal;
+    syncDirectory(folder);
+    const replayed = opened.records.map((record) => deserialize(record) as JournalOp[]);
+    await load(indexedDB, name, image, replayed);
+
+    let imageBytes = 0;
+    let broken: Error | null = null;
+    let compacting: Promise<void> | null = null;
+    const liveJournal = journal;
+    const compact = (): Promise<void> => {
+      compacting ??= writeImage(indexedDB, name, version, imagePath, () => liveJournal.reset())
+        .then((bytes) => {
+          imageBytes = bytes;
+        })
+        .finally(() => {
+          compacting = null;
+        });
+      return compacting;
+    };
+    attachMiddleware(
+      indexedDB,
+      journalMiddleware({
+        commit(ops) {
+          try {
+            liveJournal.append(serialize(ops));
+          } catch (error) {
+            broken = new StorageError(
+              `engram could not write its journal in "${folder}" (${(error as Error).message}); the last write may not be on disk. Free space or fix permissions, then reopen the memory.`,
+              { folder },
+            );
+            return;
+          }
+          // The journal stays the source of truth if a compaction fails; the next one retries.
+          if (!compacting && liveJournal.size > Math.max(COMPACT_AT_BYTES, imageBytes)) setImmediate(() => void compact().catch(() => undefined));
+        },
+        failure: () => broken,
+      }),
+    );
+
+    let closed = false;
+    return {
+      indexedDB,
+      IDBKeyRange,
+      folder,
+      opened: { imageRows: image ? Object.values(image.stores).reduce((n, rows) => n + rows.length, 0) : 0, replayed: replayed.length, tornBytes: opened.tornBytes },
+      compact,
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await compacting;
+          if (!broken) await compact();
+        } finally {
+          liveJournal.close();
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    journal?.close();
+    release();
+    throw error;
+  }
+}
+
+/** Creates the schema with the database class itself (so it is the engine's, version for version); returns the IndexedDB version. */
+async function createSchema(indexedDB: IDBFactory, name: string): Promise<number> {
+  const db = new EngramDatabase(name, { indexedDB, IDBKeyRange });
+  await db.open();
+  const version = db.backendDB().version;
+  db.close();
+  return version;
+}
+
+/** Puts the image's rows, then replays the journal's transactions in order, in one IndexedDB transaction. */
+async function load(indexedDB: IDBFactory, name: string, image: StoreImage | null, records: JournalOp[][]): Promise<void> {
+  const idb = await request<IDBDatabase>(indexedDB.open(name));
+  try {
+    const names = [...idb.objectStoreNames];
+    const tx = idb.transaction(names, 'readwrite');
+    const done = new Promise<void>((resolvePromise, reject) => {
+      tx.oncomplete = () => resolvePromise();
+      tx.onabort = () => reject(tx.error ?? new Error('replay aborted'));
+    });
+    if (image) {
+      for (const [table, rows] of Object.entries(image.stores)) {
+        const store = tx.objectStore(table);
+        for (const row of rows) store.put(bytesToBlobs(row));
+      }
+    }
+    for (const ops of records) for (const op of ops) applyOp(tx, op);
+    await done;
+  } finally {
+    idb.close();
+  }
+}
+
+function applyOp(tx: IDBTransaction, op: JournalOp): void {
+  const store = tx.objectStore(op.table);
+  if (op.type === 'put') {
+    const values = deserializeOwned<unknown[]>(op.values);
+    values.forEach((value, i) => {
+      const key = op.keys?.[i] as IDBValidKey | undefined;
+      if (store.keyPath === null) store.put(value, key);
+      else {
+        if (key !== undefined && typeof store.keyPath === 'string' && value && typeof value === 'object') {
+          (value as Record<string, unknown>)[store.keyPath] ??= key;
+        }
+        store.put(value);
+      }
+    });
+  } else if (op.type === 'delete') {
+    for (const key of op.keys) store.delete(key as IDBValidKey);
+  } else {
+    const { type, lower, upper, lowerOpen, upperOpen } = op.range;
+    if (type === 3 /* any */) store.clear();
+    else if (type === 4 /* never */) return;
+    else if (lower === undefined && upper === undefined) store.clear();
+    else if (lower === undefined) store.delete(IDBKeyRange.upperBound(upper, !!upperOpen));
+    else if (upper === undefined) store.delete(IDBKeyRange.lowerBound(lower, !!lowerOpen));
+    else store.delete(IDBKeyRange.bound(lower, upper, !!lowerOpen, !!upperOpen));
+  }
+}
+
+/**
+ * Writes a compacted image. The journaled stores are read in one readonly
+ * transaction; IndexedDB runs a later readwrite transaction only after it,
+ * and each earlier one has appended its record on completing, so when the
+ * last read succeeds the rows are exactly the journal's state. The image is
+ * written and the journal emptied right there, synchronously, before any
+ * other transaction can commit. (Replaying a journal over an image that
+ * already holds it gives the same state, so a crash between the two is safe.)
+ */
+async function writeImage(indexedDB: IDBFactory, name: string, version: number, path: string, resetJournal: () => void): Promise<number> {
+  const idb = await request<IDBDatabase>(indexedDB.open(name));
+  try {
+    const names = [...idb.objectStoreNames];
+    const cached = names.filter((n) => UNJOURNALED.has(n));
+    const journaled = names.filter((n) => !UNJOURNALED.has(n));
+    const stores: Record<string, unknown[]> = {};
+    for (const table of cached) {
+      const rows = await request<unknown[]>(idb.transaction(table, 'readonly').objectStore(table).getAll());
+      stores[table] = await Promise.all(rows.map(blobsToBytes));
+    }
+    return await new Promise<number>((resolvePromise, reject) => {
+      const tx = idb.transaction(journaled, 'readonly');
+      tx.onabort = () => reject(tx.error ?? new Error('compaction read aborted'));
+      journaled.forEach((table, i) => {
+        const req = tx.objectStore(table).getAll();
+        req.onsuccess = () => {
+          stores[table] = req.result as unknown[];
+          if (i < journaled.length - 1) return;
+          try {
+            const bytes = writeImageAtomically(path, { format: IMAGE_FORMAT, version, stores });
+            resetJournal();
+            resolvePromise(bytes);
+          } catch (error) {
+            reject(error as Error);
+          }
+        };
+      });
+    });
+  } finally {
+    idb.close();
+  }
+}
+
+function request<T>(req: IDBRequest | IDBOpenDBRequest): Promise<T> {
+  return new Promise((resolvePromise, reject) => {
+    req.onsuccess = () => resolvePromise(req.result as T);
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB request failed'));
+  });
+}

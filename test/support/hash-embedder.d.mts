@@ -1,0 +1,2 @@
+import type { Embedder } from '../../src/index.js';
+export declare const hashEmbedder: Embedder;
