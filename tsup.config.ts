@@ -1,23 +1,41 @@
 import { defineConfig } from 'tsup';
 
 /**
- * Three entries, ESM + CJS + .d.ts each:
- * - index: the SDK (page side, and Node in-process);
- * - engine.worker: the Web Worker entry. It sits beside index.js because the
- *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`;
- * - server: server-side helpers (the LLM proxy handler).
+ * - index (the SDK: page side, and Node in-process) and server (the LLM proxy
+ *   handler): ESM + CJS + .d.ts, dependencies left to the app's installer.
+ * - engine.worker: the Web Worker entry, ESM only, built for the browser with
+ *   every dependency bundled in (Dexie, Comlink, zod, transformers.js and
+ *   onnxruntime-web's glue), so a dev server serves it as it is: no
+ *   `optimizeDeps`, no CommonJS-to-ESM step. transformers.js sits in its own
+ *   chunk, loaded only when the built-in embedder is used; onnxruntime-web's
+ *   `.wasm` is copied beside it (it is referenced with
+ *   `new URL('ort-wasm-simd-threaded.asyncify.wasm', import.meta.url)`, which
+ *   Vite and webpack emit into the app). It sits beside index.js because the
+ *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`.
  */
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'engine.worker': 'workers/engine.worker.ts',
-    server: 'src/server.ts',
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', server: 'src/server.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'es2022',
+    splitting: true,
+    treeshake: true,
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
-  splitting: true,
-  treeshake: true,
-});
+  {
+    entry: { 'engine.worker': 'workers/engine.worker.ts' },
+    format: ['esm'],
+    platform: 'browser',
+    noExternal: [/.*/],
+    dts: true,
+    sourcemap: true,
+    target: 'es2022',
+    splitting: true,
+    treeshake: true,
+    minify: true,
+    publicDir: false,
+    onSuccess: 'cp node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm dist/',
+  },
+]);

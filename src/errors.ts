@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'EMBEDDER'
   | 'STORAGE'
   | 'QUOTA'
-  | 'IMPORT';
+  | 'IMPORT'
+  | 'WORKER_START';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -24,6 +25,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   STORAGE: 'StorageError',
   QUOTA: 'QuotaError',
   IMPORT: 'ImportError',
+  WORKER_START: 'WorkerStartError',
 };
 
 export interface ValidationIssue {
@@ -113,6 +115,25 @@ export class ImportError extends EngramError {
   }
 }
 
+/**
+ * The engine's Web Worker could not be started: it could not be created, its
+ * script failed to load or threw at top level, or it did not answer the
+ * start-up handshake in time. `url` is the worker script when engram knows it;
+ * `reason` says which of those it was.
+ */
+export class WorkerStartError extends EngramError {
+  readonly url: string | undefined;
+  readonly reason: WorkerStartReason;
+  constructor(message: string, details: { url?: string; reason: WorkerStartReason; cause?: string }) {
+    super('WORKER_START', message, details);
+    this.url = details.url;
+    this.reason = details.reason;
+  }
+}
+
+/** Why a worker did not start: see `WorkerStartError`. */
+export type WorkerStartReason = 'unsupported' | 'create' | 'load' | 'timeout' | 'message';
+
 const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   VALIDATION: ValidationError,
   LIMIT: LimitError,
@@ -123,6 +144,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   STORAGE: StorageError,
   QUOTA: QuotaError,
   IMPORT: ImportError,
+  WORKER_START: WorkerStartError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */
@@ -154,7 +176,7 @@ export function deserializeError(data: SerializedError): Error {
   const error = Object.create(Ctor.prototype) as EngramError & Record<string, unknown>;
   Object.assign(error, { name: data.name, message: data.message, code: data.code, details: data.details ?? {} });
   if (data.details) {
-    for (const key of ['issues', 'id', 'kind'] as const) if (key in data.details) error[key] = data.details[key];
+    for (const key of ['issues', 'id', 'kind', 'url', 'reason'] as const) if (key in data.details) error[key] = data.details[key];
   }
   if (data.stack) error.stack = data.stack;
   return error;

@@ -48,6 +48,8 @@ export {
   StorageError,
   QuotaError,
   ImportError,
+  WorkerStartError,
+  type WorkerStartReason,
   type ErrorCode,
   type ValidationIssue,
 } from './errors.js';

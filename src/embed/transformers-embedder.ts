@@ -12,7 +12,11 @@ export interface TransformersEmbedderOptions {
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
   /** Texts per model call. */
   batchSize?: number;
-  /** Browser only: URL prefix serving onnxruntime-web's `.wasm`/`.mjs` files (otherwise a CDN is used). */
+  /**
+   * Browser only: URL prefix serving onnxruntime-web's `.wasm`/`.mjs` files.
+   * By default they come from the app's own origin: the runtime file your
+   * bundler emitted beside engram's worker (never a CDN).
+   */
   wasmPaths?: string;
 }
 
@@ -48,18 +52,21 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
-  const transformers = await import('@huggingface/transformers');
-  const { env } = transformers;
-  env.allowRemoteModels = allowRemoteModels;
-  if (localModelPath !== undefined) {
-    env.allowLocalModels = true;
-    env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
-  }
-  const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
-  if (options.wasmPaths && wasm) wasm.wasmPaths = options.wasmPaths;
-
   let extractor: FeatureExtractor;
   try {
+    // Inside the try: a failed import (not installed, a chunk that 404s) is an EmbedderError too.
+    const transformers = await import('@huggingface/transformers');
+    const { env } = transformers;
+    env.allowRemoteModels = allowRemoteModels;
+    if (localModelPath !== undefined) {
+      env.allowLocalModels = true;
+      env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
+    }
+    const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
+    // transformers.js points onnxruntime-web at a public CDN when it loads. Without
+    // that, onnxruntime-web uses its own glue and the `.wasm` it references with
+    // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
+    if (wasm) wasm.wasmPaths = options.wasmPaths;
     extractor = (await transformers.pipeline('feature-extraction', model, {
       dtype,
       progress_callback: (p: { status: string; file?: string; progress?: number; loaded?: number; total?: number }) => {

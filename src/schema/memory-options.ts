@@ -14,8 +14,12 @@ export const memoryOptionsSchema = z
     name: engineSettingsSchema.shape.name,
     indexedDB: z.custom<IDBFactory>((v) => typeof v === 'object' && v !== null && typeof (v as IDBFactory).open === 'function', 'must be an IDBFactory (e.g. fake-indexeddb\'s indexedDB)').optional(),
     IDBKeyRange: z.custom<typeof IDBKeyRange>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), 'must be an IDBKeyRange implementation').optional(),
-    /** Browser: run the engine in a Web Worker (default true). Pass a Worker, or a factory, to control how it is created. Node: in-process. */
-    worker: z.union([z.boolean(), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
+    /**
+     * Browser: run the engine in a Web Worker (default true). Pass the URL of
+     * engram's `engine.worker.js` (bundlers that do not emit it, e.g. esbuild),
+     * a Worker, or a factory, to control how it is created. Node: in-process.
+     */
+    worker: z.union([z.boolean(), z.string().min(1), z.instanceof(URL), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
     embedder: z
       .union([
         z.custom<Embedder>((v) => isEmbedder(v), 'an Embedder needs id (string), dimension (number) and embed()'),
@@ -31,6 +35,8 @@ export const memoryOptionsSchema = z
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
     indexSnapshot: indexSnapshotOptionsSchema.optional(),
+    /** How long the worker script may take to load and answer engram's handshake before `createMemory()` rejects with a `WorkerStartError` (default 30,000 ms). */
+    workerStartTimeoutMs: z.number().int().min(1).max(600_000).optional(),
     onProgress: fn('progress listener').optional(),
     /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
     clock: fn('() => number').optional(),
@@ -41,6 +47,6 @@ export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgres
   llm?: LLMProvider;
   onProgress?: ProgressListener;
   clock?: () => number;
-  worker?: boolean | Worker | (() => Worker);
+  worker?: boolean | string | URL | Worker | (() => Worker);
   embedder?: Embedder | z.input<typeof embedderOptionsSchema>;
 };
