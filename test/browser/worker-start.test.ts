@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useDemoInChromium } from '../support/demo-in-chromium.js';
 import { nonLocalHosts, watchPage } from '../support/browser.js';
 import { waitDemoReady } from '../support/test-memory-page.js';
@@ -11,13 +12,25 @@ const HANDSHAKE_MS = 5_000;
 
 type Outcome = { settled: 'resolved' } | { settled: 'rejected'; name: string; code: string; reason: string; url: string | undefined; message: string };
 
-/** Calls createMemory in the demo page with a worker script made of `source` (a blob URL), or at `url`. */
-async function startWith(worker: { url: string } | { source: string }): Promise<Outcome> {
-  const context = await demo.browser.newContext();
-  const page = await context.newPage();
-  const watch = watchPage(page);
+let context: BrowserContext;
+let page: Page;
+let watch: ReturnType<typeof watchPage>;
+// One page for every case: each opens its own memory, so they do not share state.
+beforeAll(async () => {
+  context = await demo.browser.newContext();
+  page = await context.newPage();
+  watch = watchPage(page);
   await page.goto(demo.url);
   await waitDemoReady(page);
+});
+afterAll(async () => {
+  // A failed start-up leaves nothing behind that touches the network.
+  expect(nonLocalHosts(watch.requests)).toEqual([]);
+  await context?.close();
+});
+
+/** Calls createMemory in the demo page with a worker script made of `source` (a blob URL), or at `url`. */
+async function startWith(worker: { url: string } | { source: string }): Promise<Outcome> {
   const outcome = await page.evaluate(
     async ({ worker, timeout }) => {
       const w = window as unknown as { engramDemo: { open(o: Omit<MemoryOptions, 'embedder'>): Promise<{ close(): Promise<void> }> } };
@@ -40,8 +53,6 @@ async function startWith(worker: { url: string } | { source: string }): Promise<
     },
     { worker, timeout: HANDSHAKE_MS },
   );
-  expect(nonLocalHosts(watch.requests)).toEqual([]);
-  await context.close();
   return outcome as Outcome;
 }
 
