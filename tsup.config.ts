@@ -10,7 +10,8 @@ import { defineConfig } from 'tsup';
  *   chunk, loaded only when the built-in embedder is used; onnxruntime-web's
  *   `.wasm` is copied beside it (it is referenced with
  *   `new URL('ort-wasm-simd-threaded.asyncify.wasm', import.meta.url)`, which
- *   Vite and webpack emit into the app). It sits beside index.js because the
+ *   Vite and webpack emit into the app). `@huggingface/transformers` is an
+ *   optional peer dependency: browser apps get it from this bundle. It sits beside index.js because the
  *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`.
  */
 export default defineConfig([
@@ -36,6 +37,11 @@ export default defineConfig([
     treeshake: true,
     minify: true,
     publicDir: false,
-    onSuccess: 'cp node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm dist/',
+    // The .wasm, and onnxruntime-web's own bundle, which its glue names with
+    // `new URL('ort.webgpu.bundle.min.mjs', import.meta.url)` for its (unused:
+    // engram runs it single-threaded) thread workers: webpack fails the build
+    // when that file is missing.
+    onSuccess:
+      'cp node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm node_modules/onnxruntime-web/dist/ort.webgpu.bundle.min.mjs dist/',
   },
 ]);

@@ -52,21 +52,21 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
+  const transformers = await importTransformers();
+  const { env } = transformers;
+  env.allowRemoteModels = allowRemoteModels;
+  if (localModelPath !== undefined) {
+    env.allowLocalModels = true;
+    env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
+  }
+  const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
+  // transformers.js points onnxruntime-web at a public CDN when it loads. Without
+  // that, onnxruntime-web uses its own glue and the `.wasm` it references with
+  // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
+  if (wasm) wasm.wasmPaths = options.wasmPaths;
+
   let extractor: FeatureExtractor;
   try {
-    // Inside the try: a failed import (not installed, a chunk that 404s) is an EmbedderError too.
-    const transformers = await import('@huggingface/transformers');
-    const { env } = transformers;
-    env.allowRemoteModels = allowRemoteModels;
-    if (localModelPath !== undefined) {
-      env.allowLocalModels = true;
-      env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
-    }
-    const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
-    // transformers.js points onnxruntime-web at a public CDN when it loads. Without
-    // that, onnxruntime-web uses its own glue and the `.wasm` it references with
-    // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
-    if (wasm) wasm.wasmPaths = options.wasmPaths;
     extractor = (await transformers.pipeline('feature-extraction', model, {
       dtype,
       progress_callback: (p: { status: string; file?: string; progress?: number; loaded?: number; total?: number }) => {
@@ -107,6 +107,22 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
       }
     },
   };
+}
+
+/**
+ * transformers.js is an optional peer dependency: engram's worker bundle
+ * carries its own copy, so only Node and in-process pages need it installed.
+ * A failed import (not installed, a chunk that 404s) is an EmbedderError.
+ */
+async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
+  try {
+    return await import('@huggingface/transformers');
+  } catch (cause) {
+    throw new EmbedderError(
+      `The built-in embedder needs @huggingface/transformers, which could not be loaded (${(cause as Error)?.message ?? cause}). In Node, or in a page with \`worker: false\`, install it: \`npm install @huggingface/transformers\` (offline or in CI: \`ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers\`). Or pass your own \`embedder\`.`,
+      { reason: 'transformers-missing' },
+    );
+  }
 }
 
 /**
