@@ -8,14 +8,15 @@
  *
  *   npm run examples                  pack, install each example, check all
  *   EXAMPLES=vite-build,esbuild npm run examples
- *   EXAMPLES_SKIP_INSTALL=1 npm run examples    reuse the examples' node_modules
+ *   EXAMPLES_SKIP_INSTALL=1 npm run examples    reuse the last installs (in $EXAMPLES_DIR, default /tmp/engram-examples)
  *
  * Not part of `npm test`: the installs take minutes (each example installs
  * its bundler from the npm registry). CI runs it as its own step.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -23,6 +24,13 @@ import { serveStatic } from '../../demo/static.js';
 import { launchChromium, nonLocalHosts, watchPage } from '../../test/support/browser.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+/**
+ * The apps are copied out of the repository before installing: inside it,
+ * Node's resolution would walk up to the repository's own node_modules and
+ * hide a missing dependency.
+ */
+const workRoot = process.env.EXAMPLES_DIR ?? `${tmpdir()}/engram-examples/`;
+const app = (name: string) => `${workRoot}${name}/`;
 const root = here('../../');
 const modelsDir = process.env.ENGRAM_MODELS_DIR ?? here('../../../shared/models/');
 const EXPECTED_TOP = 'The user plays the cello in an amateur orchestra';
@@ -72,14 +80,14 @@ function viteDevServer(dir: string): Promise<{ url: string; stop(): Promise<void
 }
 
 const examples: Example[] = [
-  { name: 'vite-dev', dir: here('./vite/'), start: () => viteDevServer(here('./vite/')) },
+  { name: 'vite-dev', dir: app('vite'), start: () => viteDevServer(app('vite')) },
   {
     name: 'vite-build',
-    dir: here('./vite/'),
-    start: async () => (run(here('./vite/'), 'npx', ['vite', 'build', '--logLevel', 'warn']), staticServer(here('./vite/dist/'))),
+    dir: app('vite'),
+    start: async () => (run(app('vite'), 'npx', ['vite', 'build', '--logLevel', 'warn']), staticServer(app('vite') + 'dist/')),
   },
-  { name: 'webpack', dir: here('./webpack/'), start: async () => (run(here('./webpack/'), 'npm', ['run', 'build']), staticServer(here('./webpack/dist/'))) },
-  { name: 'esbuild', dir: here('./esbuild/'), start: async () => (run(here('./esbuild/'), 'npm', ['run', 'build']), staticServer(here('./esbuild/out/'))) },
+  { name: 'webpack', dir: app('webpack'), start: async () => (run(app('webpack'), 'npm', ['run', 'build']), staticServer(app('webpack') + 'dist/')) },
+  { name: 'esbuild', dir: app('esbuild'), start: async () => (run(app('esbuild'), 'npm', ['run', 'build']), staticServer(app('esbuild') + 'out/')) },
 ];
 
 const wanted = process.env.EXAMPLES?.split(',');
@@ -89,8 +97,14 @@ if (!process.env.EXAMPLES_SKIP_INSTALL) {
   if (!existsSync(`${root}dist/engine.worker.js`)) run(root, 'npx', ['tsup', '--silent']);
   run(root, 'npm', ['pack', '--silent']);
   for (const dir of new Set(selected.map((e) => e.dir))) {
-    rmSync(`${dir}node_modules/engram`, { recursive: true, force: true });
-    run(dir, 'npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball]);
+    const source = here(`./${dir.slice(workRoot.length)}`);
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(source, dir, { recursive: true, filter: (path) => !/\/(node_modules|dist|out|models)(\/|$)/.test(path.slice(source.length)) });
+    // The example names the tarball relative to the repository; the copy names it absolutely.
+    const manifest = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
+    manifest.dependencies.engram = `file:${tarball}`;
+    writeFileSync(`${dir}package.json`, JSON.stringify(manifest, null, 2));
+    run(dir, 'npm', ['install', '--no-audit', '--no-fund']);
   }
 }
 for (const dir of new Set(selected.map((e) => e.dir))) {
@@ -105,7 +119,14 @@ const browser = await launchChromium();
 const report: string[] = [];
 let failed = false;
 for (const example of selected) {
-  const started = await example.start();
+  let started: Awaited<ReturnType<Example['start']>>;
+  try {
+    started = await example.start();
+  } catch (error) {
+    failed = true;
+    report.push(`${example.name.padEnd(11)} FAIL to build or serve: ${(error as Error).message.split('\n')[0]}`);
+    continue;
+  }
   const context = await browser.newContext();
   const page = await context.newPage();
   const watch = watchPage(page);
