@@ -99,7 +99,7 @@ if (!process.env.EXAMPLES_SKIP_INSTALL) {
   for (const dir of new Set(selected.map((e) => e.dir))) {
     const source = here(`./${dir.slice(workRoot.length)}`);
     rmSync(dir, { recursive: true, force: true });
-    cpSync(source, dir, { recursive: true, filter: (path) => !/\/(node_modules|dist|out|models)(\/|$)/.test(path.slice(source.length)) });
+    cpSync(source, dir, { recursive: true, filter: (path) => !/(^|\/)(node_modules|dist|out|models)(\/|$)/.test(path.slice(source.length)) });
     // The example names the tarball relative to the repository; the copy names it absolutely.
     const manifest = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
     manifest.dependencies.engram = `file:${tarball}`;
