@@ -13,7 +13,8 @@ export type ErrorCode =
   | 'STORAGE'
   | 'QUOTA'
   | 'IMPORT'
-  | 'LOCKED';
+  | 'LOCKED'
+  | 'WORKER_START';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -26,6 +27,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   QUOTA: 'QuotaError',
   IMPORT: 'ImportError',
   LOCKED: 'StoreLockedError',
+  WORKER_START: 'WorkerStartError',
 };
 
 export interface ValidationIssue {
@@ -126,6 +128,25 @@ export class StoreLockedError extends EngramError {
   }
 }
 
+/**
+ * The engine's Web Worker could not be started: it could not be created, its
+ * script failed to load or threw at top level, or it did not answer the
+ * start-up handshake in time. `url` is the worker script when engram knows it;
+ * `reason` says which of those it was.
+ */
+export class WorkerStartError extends EngramError {
+  readonly url: string | undefined;
+  readonly reason: WorkerStartReason;
+  constructor(message: string, details: { url?: string; reason: WorkerStartReason; cause?: string }) {
+    super('WORKER_START', message, details);
+    this.url = details.url;
+    this.reason = details.reason;
+  }
+}
+
+/** Why a worker did not start: see `WorkerStartError`. */
+export type WorkerStartReason = 'unsupported' | 'create' | 'load' | 'timeout' | 'message';
+
 const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   VALIDATION: ValidationError,
   LIMIT: LimitError,
@@ -137,6 +158,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   QUOTA: QuotaError,
   IMPORT: ImportError,
   LOCKED: StoreLockedError,
+  WORKER_START: WorkerStartError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */
@@ -168,7 +190,7 @@ export function deserializeError(data: SerializedError): Error {
   const error = Object.create(Ctor.prototype) as EngramError & Record<string, unknown>;
   Object.assign(error, { name: data.name, message: data.message, code: data.code, details: data.details ?? {} });
   if (data.details) {
-    for (const key of ['issues', 'id', 'kind'] as const) if (key in data.details) error[key] = data.details[key];
+    for (const key of ['issues', 'id', 'kind', 'url', 'reason'] as const) if (key in data.details) error[key] = data.details[key];
   }
   if (data.stack) error.stack = data.stack;
   return error;

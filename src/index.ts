@@ -20,4 +20,17 @@ export { httpProxy } from './llm/http-proxy.js';
 export { PROMPT_VERSION } from './extract/prompts.js';
 export { LIMITS as TASK_LIMITS } from './tasks/limits.js';
 export { computeReward } from './tasks/reward.js';
-export { EngramError, ValidationError, LimitError, NotFoundError, ProviderError, ClosedError, EmbedderError, StorageError, QuotaError, ImportError, StoreLockedError } from './errors.js';
+export {
+  EngramError,
+  ValidationError,
+  LimitError,
+  NotFoundError,
+  ProviderError,
+  ClosedError,
+  EmbedderError,
+  StorageError,
+  QuotaError,
+  ImportError,
+  StoreLockedError,
+  WorkerStartError,
+} from './errors.js';

@@ -7,10 +7,11 @@
 import * as Comlink from 'comlink';
 import { Engine } from '../src/engine.js';
 import { installErrorTransfer } from '../src/rpc/error-transfer.js';
-import type { WorkerEntry } from '../src/rpc/worker-protocol.js';
+import { WORKER_PING_REPLY, type WorkerEntry } from '../src/rpc/worker-protocol.js';
 import { providerFromDescriptor } from '../src/llm/from-descriptor.js';
 
 const entry: WorkerEntry = {
+  ping: () => WORKER_PING_REPLY,
   async open(config, customEmbedder, embed, onProgress, onEvent, llmDescriptor, llmOnPage) {
     const engine = await Engine.open(config, {
       embedder: customEmbedder && embed ? { ...customEmbedder, embed: (texts) => embed(texts) } : undefined,

@@ -12,7 +12,11 @@ export interface TransformersEmbedderOptions {
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
   /** Texts per model call. */
   batchSize?: number;
-  /** Browser only: URL prefix serving onnxruntime-web's `.wasm`/`.mjs` files (otherwise a CDN is used). */
+  /**
+   * Browser only: URL prefix serving onnxruntime-web's `.wasm`/`.mjs` files.
+   * By default they come from the app's own origin: the runtime file your
+   * bundler emitted beside engram's worker (never a CDN).
+   */
   wasmPaths?: string;
 }
 
@@ -48,7 +52,7 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
-  const transformers = await import('@huggingface/transformers');
+  const transformers = await importTransformers();
   const { env } = transformers;
   env.allowRemoteModels = allowRemoteModels;
   if (localModelPath !== undefined) {
@@ -56,7 +60,10 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
     env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
   }
   const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
-  if (options.wasmPaths && wasm) wasm.wasmPaths = options.wasmPaths;
+  // transformers.js points onnxruntime-web at a public CDN when it loads. Without
+  // that, onnxruntime-web uses its own glue and the `.wasm` it references with
+  // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
+  if (wasm) wasm.wasmPaths = options.wasmPaths;
 
   let extractor: FeatureExtractor;
   try {
@@ -100,6 +107,22 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
       }
     },
   };
+}
+
+/**
+ * transformers.js is an optional peer dependency: engram's worker bundle
+ * carries its own copy, so only Node and in-process pages need it installed.
+ * A failed import (not installed, a chunk that 404s) is an EmbedderError.
+ */
+async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
+  try {
+    return await import('@huggingface/transformers');
+  } catch (cause) {
+    throw new EmbedderError(
+      `The built-in embedder needs @huggingface/transformers, which could not be loaded (${(cause as Error)?.message ?? cause}). In Node, or in a page with \`worker: false\`, install it: \`npm install @huggingface/transformers\` (offline or in CI: \`ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers\`). Or pass your own \`embedder\`.`,
+      { reason: 'transformers-missing' },
+    );
+  }
 }
 
 /**

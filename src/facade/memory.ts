@@ -1,14 +1,13 @@
 import * as Comlink from 'comlink';
 import { z } from 'zod';
 import { isEmbedder } from '../embed/embedder.js';
-import { Engine, type EngineConfig, type ImportSummary, type RecallHit } from '../engine.js';
+import type { EngineConfig, ImportSummary, RecallHit } from '../engine.js';
 import { ClosedError, ValidationError } from '../errors.js';
 import { formatContext, type FormatContextOptions } from '../recall/format-context.js';
 import { formatReplay } from '../recall/format-replay.js';
 import { sequenceOptionsSchema, type SequenceOptions } from '../recall/sequence.js';
 import type { EngineApi } from '../rpc/engine-api.js';
-import { installErrorTransfer } from '../rpc/error-transfer.js';
-import type { WorkerEntry } from '../rpc/worker-protocol.js';
+import { startEngineWorker } from '../rpc/start-worker.js';
 import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from '../schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from '../schema/episode.js';
 import { addManyOptionsSchema, addOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type AddOptions, type Fact, type FactInput, type FactPatch } from '../schema/fact.js';
@@ -104,6 +103,8 @@ export class Memory {
           [{ path: 'indexedDB', message: 'required outside the browser' }],
         );
       }
+      // Loaded only here, so a page in worker mode carries the facade, not the engine.
+      const { Engine } = await import('../engine.js');
       const engine = await Engine.open(config, {
         indexedDB,
         // Dexie needs both; in a page running in-process, the browser's own key range goes with its own factory.
@@ -129,9 +130,7 @@ export class Memory {
         { path: opts.indexedDB ? 'indexedDB' : 'clock', message: 'not available with a worker' },
       ]);
     }
-    installErrorTransfer();
-    const worker = startWorker(opts.worker);
-    const entry = Comlink.wrap<WorkerEntry>(worker);
+    const { worker, entry } = await startEngineWorker(opts.worker || true, opts.workerStartTimeoutMs);
     try {
       const remote = (await entry.open(
         config,
@@ -399,18 +398,6 @@ function pageSideProvider(llm: LLMProvider): (request: Omit<LLMRequest, 'signal'
 function useWorker(option: MemoryOptions['worker']): boolean {
   if (option === undefined) return typeof window !== 'undefined' && typeof Worker !== 'undefined';
   return option !== false;
-}
-
-function startWorker(option: MemoryOptions['worker']): Worker {
-  if (typeof option === 'function') return option();
-  if (typeof option === 'object') return option;
-  if (typeof Worker === 'undefined') {
-    throw new ValidationError('createMemory: `worker: true` needs Web Workers; in Node engram runs in-process (`worker: false`).', [
-      { path: 'worker', message: 'Web Workers are not available here' },
-    ]);
-  }
-  // Written out literally so bundlers (Vite, webpack, esbuild) see and bundle the worker.
-  return new Worker(new URL('./engine.worker.js', import.meta.url), { type: 'module' });
 }
 
 /** Opens (or creates) a memory. See `MemoryOptions` for every option and its default. */

@@ -54,4 +54,4 @@ export type {
   TasksOptions,
 } from '../schema/task.js';
 export type { JobRecord, EventRecord } from '../schema/records.js';
-export type { ErrorCode, ValidationIssue } from '../errors.js';
+export type { ErrorCode, ValidationIssue, WorkerStartReason } from '../errors.js';

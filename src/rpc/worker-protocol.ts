@@ -10,6 +10,8 @@ import type { ProviderDescriptor } from '../llm/descriptor.js';
  * page-side embedder travels as its identity plus a proxied `embed`.
  */
 export interface WorkerEntry {
+  /** The start-up handshake: answers as soon as the worker script has loaded (see rpc/start-worker.ts). */
+  ping(): typeof WORKER_PING_REPLY;
   open(
     config: EngineConfig,
     customEmbedder: { id: string; dimension: number } | null,
@@ -22,3 +24,6 @@ export interface WorkerEntry {
     llmOnPage: ((request: Omit<LLMRequest, 'signal'>) => Promise<LLMResponse>) | null,
   ): Promise<unknown>;
 }
+
+/** What `ping()` answers, so a script that is not engram's worker is told apart. */
+export const WORKER_PING_REPLY = 'engram-worker/1';

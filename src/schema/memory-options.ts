@@ -16,8 +16,12 @@ export const memoryOptionsSchema = z
     IDBKeyRange: z.custom<typeof IDBKeyRange>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), 'must be an IDBKeyRange implementation').optional(),
     /** Node: keep the memory on disk in this folder (a durable store; see README "Node"). Instead of `indexedDB`. */
     directory: z.string().min(1, 'must be a folder path').optional(),
-    /** Browser: run the engine in a Web Worker (default true). Pass a Worker, or a factory, to control how it is created. Node: in-process. */
-    worker: z.union([z.boolean(), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
+    /**
+     * Browser: run the engine in a Web Worker (default true). Pass the URL of
+     * engram's `engine.worker.js` (bundlers that do not emit it, e.g. esbuild),
+     * a Worker, or a factory, to control how it is created. Node: in-process.
+     */
+    worker: z.union([z.boolean(), z.string().min(1), z.instanceof(URL), z.custom<Worker>((v) => typeof v === 'object' && v !== null && typeof (v as Worker).postMessage === 'function'), fn('() => Worker')]).optional(),
     embedder: z
       .union([
         z.custom<Embedder>((v) => isEmbedder(v), 'an Embedder needs id (string), dimension (number) and embed()'),
@@ -33,6 +37,8 @@ export const memoryOptionsSchema = z
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
     indexSnapshot: indexSnapshotOptionsSchema.optional(),
+    /** How long the worker script may take to load and answer engram's handshake before `createMemory()` rejects with a `WorkerStartError` (default 30,000 ms). */
+    workerStartTimeoutMs: z.number().int().min(1).max(600_000).optional(),
     onProgress: fn('progress listener').optional(),
     /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
     clock: fn('() => number').optional(),
@@ -43,6 +49,6 @@ export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgres
   llm?: LLMProvider;
   onProgress?: ProgressListener;
   clock?: () => number;
-  worker?: boolean | Worker | (() => Worker);
+  worker?: boolean | string | URL | Worker | (() => Worker);
   embedder?: Embedder | z.input<typeof embedderOptionsSchema>;
 };
