@@ -20,8 +20,8 @@ export interface KeywordResult {
   best: number;
   /** Raw BM25 score of any document for this query (0 if it matched no term). Valid until the next query. */
   scoreOf(id: string): number;
-  /** Visits every document that matched a term, accepted or not, with its raw score. Valid until the next query. */
-  forEach(visit: (id: string, score: number) => void): void;
+  /** Visits every document that matched a term with a raw score above `above`, accepted or not. Valid until the next query. */
+  forEach(above: number, visit: (id: string, score: number) => void): void;
 }
 
 /**
@@ -128,8 +128,8 @@ export class KeywordIndex {
         const row = this.rowOf.get(id);
         return row === undefined ? 0 : acc[row] ?? 0;
       },
-      forEach: (visit) => {
-        for (const row of touched) visit(this.ids[row]!, acc[row]!);
+      forEach: (above, visit) => {
+        for (const row of touched) if (acc[row]! > above) visit(this.ids[row]!, acc[row]!);
       },
     };
   }

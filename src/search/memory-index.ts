@@ -301,7 +301,9 @@ export class MemoryIndex {
                 const row = user.vectors.row(id);
                 return row === undefined ? [] : [{ row, keyword: normalise(score) }];
               }),
-              forEach: (visit) => keyword.forEach((id, raw) => visit(id, normalise(raw))),
+              normalise,
+              bestRaw: keyword.best,
+              forEach: (above, visit) => keyword.forEach(above, (id, raw) => visit(id, normalise(raw))),
               row: (id) => user.vectors.row(id),
             }
           : undefined,

@@ -27,6 +27,8 @@ export class RowSignals {
    * or lowers its importance leaves it as it was, which keeps it a bound).
    */
   maxImportance = 0;
+  /** 1 once any row was pinned (a bound, as `maxImportance`). */
+  maxPinned = 0;
 
   reserve(capacity: number): void {
     if (capacity <= this.kind.length) return;
@@ -49,6 +51,7 @@ export class RowSignals {
     this.touchedAt[row] = touchedAt;
     this.pinned[row] = pinned ? 1 : 0;
     if (importance > this.maxImportance) this.maxImportance = importance;
+    if (pinned) this.maxPinned = 1;
   }
 }
 

@@ -17,8 +17,12 @@ export interface BoundedSearch {
   keywords?: {
     /** The best accepted matches (up to k), with their normalised keyword score. */
     best: readonly { row: number; keyword: number }[];
-    /** Visits every matching document (accepted or not) with its normalised keyword score. */
-    forEach(visit: (id: string, keyword: number) => void): void;
+    /** The normalised keyword score of a raw BM25 score (the best accepted match's raw score gives 1). */
+    normalise(raw: number): number;
+    /** The best accepted match's raw score: no accepted match scores more. */
+    bestRaw: number;
+    /** Visits every matching document (accepted or not) whose raw score is above `above`, with its normalised keyword score. */
+    forEach(above: number, visit: (id: string, keyword: number) => void): void;
     row(id: string): number | undefined;
   };
 }
@@ -56,6 +60,11 @@ export interface BoundedSearch {
  *  A row of the top k is thus kept: a pass-1 row with its true H, a row that
  *  matched no keyword in pass 2, a keyword match in pass 3 (its H ≥ S ≥ B).
  *  Kept rows whose H fell below the final B are dropped at the end.
+ * Cheap first tests: in pass 2 a row whose cosine bound is at most `floorOf`
+ * of an H that takes the maxima of the other parts is skipped unread; in
+ * pass 3 a match whose raw BM25 score is at most such a floor is not
+ * visited. H is non-decreasing in the cosine and the keyword score, so these
+ * skip only rows whose H is below B.
  */
 export function candidateRows(search: BoundedSearch): number[] {
   const { ranking, now, k, lo, hi, accept, keywords } = search;
@@ -84,6 +93,11 @@ export function candidateRows(search: BoundedSearch): number[] {
   }
 
   // 2. Every other row, keyword taken as 0.
+  const { maxImportance, maxPinned } = search.signals;
+  const maxSource = Math.max(...source);
+  const byCosine = (cosine: number) => combine(ranking, maxSource, cosine, 0, maxImportance, 1, maxPinned);
+  let floorBar = bar;
+  let cosineFloor = floorOf(byCosine, bar);
   let maxCosine = -Infinity;
   let seed = 0;
   let nextSeed = seeds.length > 0 ? seeds[0]! : -1;
@@ -93,6 +107,13 @@ export function candidateRows(search: BoundedSearch): number[] {
     if (row === nextSeed) {
       nextSeed = ++seed < seeds.length ? seeds[seed]! : -1;
       continue;
+    }
+    if (h <= cosineFloor) continue;
+    if (bar !== floorBar) {
+      // B rose: a higher floor (a floor of an earlier B stays valid, so this needs no exactness in timing).
+      floorBar = bar;
+      cosineFloor = floorOf(byCosine, bar);
+      if (h <= cosineFloor) continue;
     }
     const s = source[kind[row]!]!;
     if (combine(ranking, s, h, 0, importance[row]!, 1, pinned[row]!) < bar) continue;
@@ -104,10 +125,10 @@ export function candidateRows(search: BoundedSearch): number[] {
 
   // 3. The other keyword matches, exactly bounded; a coarse bound first spares most of them the lookup.
   if (keywords && n > 0) {
-    const maxSource = Math.max(...source);
-    const maxImportance = search.signals.maxImportance;
-    keywords.forEach((id, keyword) => {
-      if (combine(ranking, maxSource, maxCosine, keyword, maxImportance, 1, 1) < bar) return;
+    const byKeyword = (raw: number) => combine(ranking, maxSource, maxCosine, keywords.normalise(raw), maxImportance, 1, maxPinned);
+    // Accepted matches score at most bestRaw: if even it cannot reach B, no match can.
+    const rawFloor = byKeyword(keywords.bestRaw) < bar ? Infinity : floorOf(byKeyword, bar);
+    keywords.forEach(rawFloor, (id, keyword) => {
       const row = keywords.row(id);
       if (row === undefined) return;
       const recency = recencyOf(ranking, touchedAt[row]!, now);
@@ -120,4 +141,25 @@ export function candidateRows(search: BoundedSearch): number[] {
   const rows = new Set<number>();
   for (let i = 0; i < kept.length; i++) if (keptHi[i]! >= bar) rows.add(kept[i]!);
   return [...rows];
+}
+
+/**
+ * A value x with f(x) < bar, as large as a short search finds (−∞ if f(0) is
+ * not below bar): f non-decreasing, so every y ≤ x has f(y) < bar too.
+ */
+function floorOf(f: (x: number) => number, bar: number): number {
+  if (!(f(0) < bar)) return -Infinity;
+  let below = 0;
+  let above = 1;
+  while (f(above) < bar) {
+    below = above;
+    above *= 2;
+    if (above > 2 ** 100) return below;
+  }
+  for (let i = 0; i < 32; i++) {
+    const middle = (below + above) / 2;
+    if (f(middle) < bar) below = middle;
+    else above = middle;
+  }
+  return below;
 }
