@@ -59,7 +59,8 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
 /**
  * Whether the score orders memories exactly as their cosine does: no keyword
  * share, no boosts, the same multiplier for every type. Then the k best by
- * cosine are the k best, and recall needs no wider candidate pool.
+ * cosine are the k best (MemoryIndex.search takes the dense top k + 1 to see
+ * whether a tie at the k-th score leaves the order to the ids).
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
