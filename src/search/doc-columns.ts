@@ -108,6 +108,11 @@ export interface DocColumnsReader {
   readonly size: number;
   readonly ids: readonly string[];
   userId(row: number): string;
+  /** A document's ranking inputs, without building it (search/row-signals.ts). */
+  kind(row: number): IndexDoc['kind'];
+  importance(row: number): number;
+  touchedAt(row: number): number;
+  pinned(row: number): boolean;
   doc(row: number): IndexDoc;
 }
 
@@ -151,6 +156,10 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     size: n,
     ids: c.ids,
     userId: (row) => s[c.userId[row]!]!,
+    kind: (row) => s[c.kind[row]!]! as IndexDoc['kind'],
+    importance: (row) => c.importance[row]!,
+    touchedAt: (row) => c.touchedAt[row]!,
+    pinned: (row) => (c.flags[row]! & PINNED) !== 0,
     doc(row) {
       const tags: string[] = [];
       for (let t = c.tagStart[row]!; t < c.tagStart[row + 1]!; t++) tags.push(s[c.tags[t]!]!);

@@ -20,6 +20,8 @@ export interface KeywordResult {
   best: number;
   /** Raw BM25 score of any document for this query (0 if it matched no term). Valid until the next query. */
   scoreOf(id: string): number;
+  /** Visits every document that matched a term with a raw score above `above`, accepted or not. Valid until the next query. */
+  forEach(above: number, visit: (id: string, score: number) => void): void;
 }
 
 /**
@@ -97,7 +99,7 @@ export class KeywordIndex {
 
   query(text: string, options: { limit: number; accept?: (id: string) => boolean }): KeywordResult {
     for (const row of this.touched) this.accumulator[row] = 0;
-    this.touched = [];
+    const touched: number[] = (this.touched = []);
     if (this.accumulator.length < this.ids.length) this.accumulator = new Float32Array(Math.max(this.ids.length, this.accumulator.length * 2));
     const acc = this.accumulator;
     const avgLength = this.live > 0 ? this.totalLength / this.live : 1;
@@ -125,6 +127,9 @@ export class KeywordIndex {
       scoreOf: (id) => {
         const row = this.rowOf.get(id);
         return row === undefined ? 0 : acc[row] ?? 0;
+      },
+      forEach: (above, visit) => {
+        for (const row of touched) if (acc[row]! > above) visit(this.ids[row]!, acc[row]!);
       },
     };
   }

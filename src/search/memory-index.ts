@@ -6,11 +6,15 @@ import type { IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
 import { PendingKeywords } from './pending-keywords.js';
 import { ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
-import { VectorMatrix, type QuantizedRun } from './vector-matrix.js';
+import { RowSignals } from './row-signals.js';
+import { candidateRows } from './score-bounds.js';
+import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vector-matrix.js';
 
 /** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
 interface UserIndex {
   vectors: VectorMatrix;
+  /** Each matrix row's ranking inputs (type, importance, pinned, last touch), moved with the rows. */
+  signals: RowSignals;
   keywords: KeywordIndex;
   /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
   pendingKeywords: PendingKeywords;
@@ -59,9 +63,12 @@ export class MemoryIndex {
   private readonly docs = new DocTable();
   private readonly users = new Map<string, UserIndex>();
   private observer: IndexObserver | undefined;
+  private readonly matrixOptions: Omit<VectorMatrixOptions, 'companion'>;
 
-  constructor(dimension: number) {
+  /** `matrix`: options of every user's VectorMatrix (tests use them to run both scan paths). */
+  constructor(dimension: number, matrix: Omit<VectorMatrixOptions, 'companion'> = {}) {
     this.dimension = dimension;
+    this.matrixOptions = matrix;
   }
 
   /** Reports every later change of the index to `observer` (the snapshot writer), or to no one. */
@@ -95,6 +102,7 @@ export class MemoryIndex {
     if (previous !== undefined && previous !== entry.doc.userId) this.remove(entry.doc.id);
     const user = this.userIndex(entry.doc.userId);
     user.vectors.upsert(entry.doc.id, entry.vector);
+    setSignals(user, entry.doc);
     this.keywordsOf(user).upsert(entry.doc.id, entry.text);
     this.docs.set(entry.doc, entry.text);
     this.observer?.changed(entry.doc.id);
@@ -118,6 +126,7 @@ export class MemoryIndex {
       const user = this.userIndex(userId);
       for (const entry of list) {
         user.vectors.upsert(entry.doc.id, entry.vector);
+        setSignals(user, entry.doc);
         this.docs.set(entry.doc, entry.text);
         this.observer?.changed(entry.doc.id);
       }
@@ -151,7 +160,11 @@ export class MemoryIndex {
         unbounded: whole ? quantized.unbounded : quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
       };
       const user = this.userIndex(userId);
+      const first = user.vectors.size;
       user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
+      for (let i = start; i < end; i++) {
+        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i));
+      }
       user.pendingKeywords.add(ids, texts, start, end);
       start = end;
     };
@@ -216,6 +229,8 @@ export class MemoryIndex {
   /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
   updateDoc(doc: IndexDoc): void {
     if (!this.docs.has(doc.id)) return;
+    const user = this.users.get(this.docs.userIdOf(doc.id)!);
+    if (user) setSignals(user, doc);
     this.docs.setDoc(doc);
     this.observer?.changed(doc.id);
   }
@@ -245,8 +260,12 @@ export class MemoryIndex {
   }
 
   /**
-   * Hybrid search: dense top candidates and keyword matches are pooled, each
-   * candidate gets both signals, and the ranking formula orders them.
+   * The k best memories of one user that pass the filters, by the full score
+   * (ranking.ts), exactly: the same ids and scores as scoring every such
+   * memory and sorting by score, then id (ties), which no candidate pool can
+   * change. Cosines are the matrix's f32 scores (VectorMatrix.topK's); the
+   * keyword part is normalised by the best BM25 score among the memories
+   * that pass the filters. How: see score-bounds.ts.
    */
   search(
     userId: string,
@@ -254,41 +273,78 @@ export class MemoryIndex {
     options: DocFilter & { k: number; ranking: Ranking; now: number },
   ): IndexHit[] {
     const user = this.users.get(userId);
-    if (!user) return [];
+    const { k, ranking, now } = options;
+    if (!user || k <= 0 || user.vectors.size === 0) return [];
     const test = compileFilter(options);
     const accept = (id: string) => test(this.docs.get(id)!);
-    // Boosts and keywords can lift a memory from below the dense top k, so the candidates are a wider pool; without them the dense top k is exact.
-    const pool = ordersByCosineAlone(options.ranking) ? options.k : Math.max(options.k * 5, 50);
-
-    const dense = user.vectors.topK(query.vector, pool, accept);
-    // With no keyword share in relevance, BM25 could only add candidates it cannot score: skip it.
-    const keyword = options.ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: pool, accept }) : NO_KEYWORDS;
-    const normalise = (raw: number) => (keyword.best > 0 ? raw / keyword.best : 0);
-
-    const cosineById = new Map<string, number>();
-    for (const { id, score } of dense) cosineById.set(id, score);
-    const candidates = new Set<string>(cosineById.keys());
-    for (const { id } of keyword.hits) candidates.add(id);
-
-    const hits: IndexHit[] = [];
-    for (const id of candidates) {
-      const doc = this.docs.get(id)!;
-      const cosine = cosineById.get(id) ?? user.vectors.similarity(id, query.vector) ?? 0;
-      const { score, parts } = scoreOf(
-        options.ranking,
-        { kind: doc.kind, cosine, keyword: normalise(keyword.scoreOf(id)), importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt },
-        options.now,
-      );
-      hits.push({ id, kind: doc.kind, score, parts });
+    if (ordersByCosineAlone(ranking)) {
+      const hits = this.byCosineAlone(user, query.vector, k, accept, ranking, now);
+      if (hits) return hits;
     }
-    hits.sort((a, b) => b.score - a.score);
-    return hits.slice(0, options.k);
+
+    // With no keyword share in relevance, the keyword part is multiplied by 0: skip BM25.
+    const keyword = ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: k, accept }) : NO_KEYWORDS;
+    const normalise = (raw: number) => (keyword.best > 0 ? raw / keyword.best : 0);
+    const bounds = user.vectors.scoreBounds(query.vector);
+    const rows = candidateRows({
+      ranking,
+      now,
+      k,
+      lo: bounds.lo,
+      hi: bounds.hi,
+      signals: user.signals,
+      accept: (row) => accept(user.vectors.idAt(row)),
+      // No accepted match: every accepted row's keyword part is 0, which pass 2 assumes.
+      keywords:
+        keyword.best > 0
+          ? {
+              best: keyword.hits.flatMap(({ id, score }) => {
+                const row = user.vectors.row(id);
+                return row === undefined ? [] : [{ row, keyword: normalise(score) }];
+              }),
+              normalise,
+              bestRaw: keyword.best,
+              forEach: (above, visit) => keyword.forEach(above, (id, raw) => visit(id, normalise(raw))),
+              row: (id) => user.vectors.row(id),
+            }
+          : undefined,
+    });
+    const cosines = user.vectors.scoresOf(rows, bounds);
+    const hits = rows.map((row, i) => {
+      const id = user.vectors.idAt(row);
+      return this.hit(id, cosines[i]!, normalise(keyword.scoreOf(id)), ranking, now);
+    });
+    return firstK(hits, k);
+  }
+
+  /**
+   * When the score is a non-decreasing function of the cosine alone, the
+   * dense top k + 1 settle the top k unless the (k+1)-th ties the k-th (then
+   * an id could decide, and the caller runs the general search): every row
+   * outside them scores at most the (k+1)-th.
+   */
+  private byCosineAlone(user: UserIndex, vector: Float32Array, k: number, accept: (id: string) => boolean, ranking: Ranking, now: number): IndexHit[] | undefined {
+    const hits = user.vectors.topK(vector, k + 1, accept).map(({ id, score }) => this.hit(id, score, 0, ranking, now));
+    if (hits.length > k && !(hits[k]!.score < hits[k - 1]!.score)) return undefined;
+    return firstK(hits, k);
+  }
+
+  private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number): IndexHit {
+    const doc = this.docs.get(id)!;
+    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt }, now);
+    return { id, kind: doc.kind, score, parts };
   }
 
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      user = { vectors: new VectorMatrix(this.dimension), keywords: new KeywordIndex(), pendingKeywords: new PendingKeywords() };
+      const signals = new RowSignals();
+      user = {
+        vectors: new VectorMatrix(this.dimension, { ...this.matrixOptions, companion: signals }),
+        signals,
+        keywords: new KeywordIndex(),
+        pendingKeywords: new PendingKeywords(),
+      };
       this.users.set(userId, user);
     }
     return user;
@@ -300,4 +356,15 @@ export class MemoryIndex {
   }
 }
 
-const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0 };
+const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0, forEach: () => {} };
+
+/** Copies a document's ranking inputs to its row (the matrix holds its vector already). */
+function setSignals(user: UserIndex, doc: IndexDoc): void {
+  const row = user.vectors.row(doc.id);
+  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned);
+}
+
+/** The k best hits by score, ties by id: the one order every path returns. */
+function firstK(hits: IndexHit[], k: number): IndexHit[] {
+  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
+}

@@ -10,8 +10,9 @@ import type { MemoryType } from '../schema/common.js';
  *                               + w.recency    · 0.5^(age / halfLife)
  *                               + w.pinned     · pinned )
  *
- * `keyword` is the BM25 score divided by the best BM25 score for the query,
- * so both signals live in [0, 1]. Defaults were chosen on LoCoMo (see
+ * `keyword` is the BM25 score divided by the best BM25 score for the query
+ * among the memories that pass recall's filters (not among some candidate
+ * pool, so it does not depend on k), and both signals live in [0, 1]. Defaults were chosen on LoCoMo (see
  * bench/locomo.ts): relevance dominates; importance, recency and pins break
  * near-ties.
  */
@@ -58,7 +59,8 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
 /**
  * Whether the score orders memories exactly as their cosine does: no keyword
  * share, no boosts, the same multiplier for every type. Then the k best by
- * cosine are the k best, and recall needs no wider candidate pool.
+ * cosine are the k best (MemoryIndex.search takes the dense top k + 1 to see
+ * whether a tie at the k-th score leaves the order to the ids).
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
@@ -87,16 +89,36 @@ export function scoreOf(
   signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; touchedAt: number },
   now: number,
 ): { score: number; parts: ScoreParts } {
-  const relevance = ranking.denseWeight * Math.max(0, signal.cosine) + (1 - ranking.denseWeight) * signal.keyword;
-  const age = Math.max(0, now - signal.touchedAt);
-  const recency = Math.pow(0.5, age / ranking.halfLifeMs);
+  const relevance = relevanceOf(ranking, signal.cosine, signal.keyword);
+  const recency = recencyOf(ranking, signal.touchedAt, now);
   const pinned = signal.pinned ? 1 : 0;
   const source = ranking.sourceWeights[signal.kind];
-  const w = ranking.weights;
-  const score =
-    source * (w.similarity * relevance + w.importance * signal.importance + w.recency * recency + w.pinned * pinned);
+  const score = combine(ranking, source, signal.cosine, signal.keyword, signal.importance, recency, pinned);
   return {
     score,
     parts: { similarity: signal.cosine, keyword: signal.keyword, relevance, recency, importance: signal.importance, pinned, source },
   };
+}
+
+/** 0.5^(age / halfLife), age since `touchedAt` (0 for a time ahead of `now`). */
+export function recencyOf(ranking: Ranking, touchedAt: number, now: number): number {
+  return Math.pow(0.5, Math.max(0, now - touchedAt) / ranking.halfLifeMs);
+}
+
+function relevanceOf(ranking: Ranking, cosine: number, keyword: number): number {
+  return ranking.denseWeight * Math.max(0, cosine) + (1 - ranking.denseWeight) * keyword;
+}
+
+/**
+ * The score from its parts: the one expression both `scoreOf` and the search's
+ * bounds (score-bounds.ts) evaluate. With every weight, multiplier and part
+ * at least 0, each operation in it (sums, products by a non-negative factor,
+ * max with 0) is non-decreasing in each of cosine, keyword, importance,
+ * recency, pinned and source, and so is its floating-point evaluation
+ * (rounding is monotone). So evaluating it on upper (lower) bounds of the
+ * parts gives an upper (lower) bound of the score `scoreOf` computes, bit for bit.
+ */
+export function combine(ranking: Ranking, source: number, cosine: number, keyword: number, importance: number, recency: number, pinned: number): number {
+  const w = ranking.weights;
+  return source * (w.similarity * relevanceOf(ranking, cosine, keyword) + w.importance * importance + w.recency * recency + w.pinned * pinned);
 }

@@ -1,5 +1,6 @@
 import { createDotKernel, type DotKernel } from './simd/dot-kernel.js';
 import { QuantizedRows } from './simd/quantized-rows.js';
+import { TopK } from './top-k.js';
 
 export interface VectorMatrixOptions {
   /** Rows to allocate for at first (capacity doubles as it fills). */
@@ -15,6 +16,23 @@ export interface VectorMatrixOptions {
    * no faster than the f32 one, so the copy would only cost memory).
    */
   quantize?: boolean;
+  /** Per-row data kept beside the rows (search/row-signals.ts): told of every capacity change and row move. */
+  companion?: RowCompanion;
+}
+
+/** Arrays indexed like the matrix's rows, which the matrix keeps in step with its own. */
+export interface RowCompanion {
+  /** Makes room for rows [0, capacity), keeping the existing ones. */
+  reserve(capacity: number): void;
+  /** Row `from` now lives at row `to` (a delete moved the last row into the hole). */
+  move(from: number, to: number): void;
+}
+
+/** Bounds on every row's f32 score with one query, `lo[r] ≤ score ≤ hi[r]`; `exact` when they are the scores themselves. */
+export interface ScoreBounds {
+  lo: Float32Array;
+  hi: Float32Array;
+  exact: boolean;
 }
 
 /** Rows of a matrix's int8 copy (simd/quantized-rows.ts), as the index snapshot keeps them next to their f32 rows. */
@@ -62,12 +80,15 @@ export class VectorMatrix {
   private ids: string[] = [];
   private rowOf = new Map<string, number>();
   private rescored = 0;
+  private readonly companion: RowCompanion | undefined;
 
   constructor(dimension: number, options: VectorMatrixOptions = {}) {
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / 8) * 8;
     this.capacity = Math.max(1, options.initialCapacity ?? 64);
     this.kernel = createDotKernel(this.bytesFor(this.capacity), { simd: options.simd });
+    this.companion = options.companion;
+    this.companion?.reserve(this.capacity);
     if ((options.quantize ?? this.kernel.simd) && QuantizedRows.supports(dimension)) {
       this.int8 = new QuantizedRows(dimension, this.capacity, { simd: options.simd });
     }
@@ -94,6 +115,15 @@ export class VectorMatrix {
 
   has(id: string): boolean {
     return this.rowOf.has(id);
+  }
+
+  /** The row holding `id` (rows move when another row is removed: see the class comment). */
+  row(id: string): number | undefined {
+    return this.rowOf.get(id);
+  }
+
+  idAt(row: number): string {
+    return this.ids[row]!;
   }
 
   upsert(id: string, vector: Float32Array): void {
@@ -185,6 +215,7 @@ export class VectorMatrix {
       const base = this.matrixOffset() / 4;
       f.copyWithin(base + row * this.stride, base + last * this.stride, base + (last + 1) * this.stride);
       this.int8?.move(last, row);
+      this.companion?.move(last, row);
       const lastId = this.ids[last]!;
       this.ids[row] = lastId;
       this.rowOf.set(lastId, row);
@@ -217,13 +248,37 @@ export class VectorMatrix {
   topK(query: Float32Array, k: number, accept?: (id: string) => boolean): { id: string; score: number }[] {
     const n = this.ids.length;
     if (n === 0 || k <= 0) return [];
-    const f = this.floats();
-    f.set(query, 0);
-    f.fill(0, Math.min(query.length, this.dimension), this.stride);
-    // A query of another length than the rows' scans in f32, as it always did (the bounds assume equal lengths).
-    const bounds = this.int8 && this.unbounded.size === 0 && query.length === this.dimension ? this.int8.bounds(query, n) : undefined;
+    this.placeQuery(query);
+    const bounds = this.boundsOf(query);
     const heap = bounds ? this.rescore(candidates(bounds.lo, bounds.hi, k, accept && ((row) => accept(this.ids[row]!))), k) : this.scan(k, accept);
     return heap.sorted().map(({ row, score }) => ({ id: this.ids[row]!, score }));
+  }
+
+  /**
+   * Bounds on every row's score with `query`, the very score `topK` gives
+   * (row r is `idAt(r)`): from the int8 copy where topK would use it, else
+   * the f32 scores themselves (`exact`). The views are scratch, valid until
+   * the next call on the matrix other than `scoresOf`.
+   */
+  scoreBounds(query: Float32Array): ScoreBounds {
+    const n = this.ids.length;
+    this.placeQuery(query);
+    const bounds = this.boundsOf(query);
+    if (bounds) return { ...bounds, exact: false };
+    const scores = this.scoreRows(n);
+    this.rescored = n;
+    return { lo: scores, hi: scores, exact: true };
+  }
+
+  /**
+   * The exact scores of `rows` with the query of the last `scoreBounds`
+   * (bit for bit those of `topK`), in the order given; scores them in f32
+   * only when the bounds were not already exact.
+   */
+  scoresOf(rows: readonly number[], bounds: ScoreBounds): Float32Array {
+    if (bounds.exact) return Float32Array.from(rows, (row) => bounds.lo[row]!);
+    this.rescored = rows.length;
+    return this.kernelScores(rows).slice();
   }
 
   /** Scores every row in f32 (the query is in place) and keeps the k best accepted ones. */
@@ -253,14 +308,37 @@ export class VectorMatrix {
       const scores = this.scoreRows(n);
       for (const row of rows) if (heap.wouldAccept(scores[row]!, row)) heap.push(row, scores[row]!);
     } else {
-      const out = this.outOffset();
-      const bytes = this.stride * 4;
-      for (let i = 0; i < rows.length; i++) this.kernel.scores(this.matrixOffset() + rows[i]! * bytes, 0, out + i * 4, 1, this.stride);
-      const scores = new Float32Array(this.kernel.buffer(), out, rows.length);
+      const scores = this.kernelScores(rows);
       for (let i = 0; i < rows.length; i++) if (heap.wouldAccept(scores[i]!, rows[i]!)) heap.push(rows[i]!, scores[i]!);
     }
     this.rescored = rows.length;
     return heap;
+  }
+
+  /** Scores `rows` one by one with the query in place (scratch view, in the order given). */
+  private kernelScores(rows: readonly number[]): Float32Array {
+    if (rows.length * 4 > this.ids.length) {
+      const scores = this.scoreRows(this.ids.length);
+      return Float32Array.from(rows, (row) => scores[row]!);
+    }
+    const out = this.outOffset();
+    const bytes = this.stride * 4;
+    for (let i = 0; i < rows.length; i++) this.kernel.scores(this.matrixOffset() + rows[i]! * bytes, 0, out + i * 4, 1, this.stride);
+    return new Float32Array(this.kernel.buffer(), out, rows.length);
+  }
+
+  /** Puts the query where the kernel reads it (zero-padded to the stride). */
+  private placeQuery(query: Float32Array): void {
+    const f = this.floats();
+    f.set(query, 0);
+    f.fill(0, Math.min(query.length, this.dimension), this.stride);
+  }
+
+  /** The int8 bounds of every row, or undefined where the f32 scan must run. */
+  private boundsOf(query: Float32Array): { lo: Float32Array; hi: Float32Array } | undefined {
+    // A query of another length than the rows' scans in f32, as it always did (the bounds assume equal lengths).
+    if (!this.int8 || this.unbounded.size > 0 || query.length !== this.dimension) return undefined;
+    return this.int8.bounds(query, this.ids.length);
   }
 
   /** Scores the first `count` rows against the query in place. */
@@ -291,6 +369,7 @@ export class VectorMatrix {
     while (capacity < rows) capacity *= 2;
     this.kernel.grow(this.bytesFor(capacity));
     this.int8?.reserve(capacity);
+    this.companion?.reserve(capacity);
     this.capacity = capacity;
   }
 }
@@ -328,76 +407,4 @@ function candidates(lo: Float32Array, hi: Float32Array, k: number, accept?: (row
   for (const row of kept) if (hi[row]! >= bar) kept[m++] = row;
   kept.length = m;
   return kept;
-}
-
-/**
- * A bounded min-heap keeping the k best (row, score) pairs under a total
- * order: higher score first, and among equal scores the lower row.
- */
-class TopK {
-  private rows: number[] = [];
-  private scores: number[] = [];
-  constructor(private readonly k: number) {}
-
-  wouldAccept(score: number, row: number): boolean {
-    if (this.rows.length < this.k) return true;
-    const worst = this.scores[0]!;
-    return score > worst || (score === worst && row < this.rows[0]!);
-  }
-
-  /** The k-th best score once there are k, −∞ before. */
-  floor(): number {
-    return this.rows.length < this.k ? -Infinity : this.scores[0]!;
-  }
-
-  push(row: number, score: number): void {
-    if (this.rows.length < this.k) {
-      this.rows.push(row);
-      this.scores.push(score);
-      this.siftUp(this.rows.length - 1);
-    } else {
-      this.rows[0] = row;
-      this.scores[0] = score;
-      this.siftDown(0);
-    }
-  }
-
-  sorted(): { row: number; score: number }[] {
-    return this.rows.map((row, i) => ({ row, score: this.scores[i]! })).sort((a, b) => b.score - a.score || a.row - b.row);
-  }
-
-  /** Whether entry a ranks below entry b. */
-  private worse(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.rows[a]! > this.rows[b]!);
-  }
-
-  private siftUp(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.worse(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private siftDown(i: number): void {
-    const n = this.rows.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let smallest = i;
-      if (l < n && this.worse(l, smallest)) smallest = l;
-      if (r < n && this.worse(r, smallest)) smallest = r;
-      if (smallest === i) return;
-      this.swap(i, smallest);
-      i = smallest;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.rows[a], this.rows[b]] = [this.rows[b]!, this.rows[a]!];
-    [this.scores[a], this.scores[b]] = [this.scores[b]!, this.scores[a]!];
-  }
 }

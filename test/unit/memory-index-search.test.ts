@@ -4,9 +4,10 @@ import { MemoryIndex } from '../../src/search/memory-index.js';
 import { ordersByCosineAlone, resolveRanking } from '../../src/search/ranking.js';
 
 /**
- * MemoryIndex.search narrows its candidate pool to k when the ranking orders
- * by cosine alone; otherwise boosts can lift a memory from below the dense
- * top k, and the pool stays wide. Both must give the true top k.
+ * MemoryIndex.search takes the dense top k + 1 when the ranking orders by
+ * cosine alone; otherwise boosts can lift a memory from below the dense top
+ * k, and it bounds every row's full score instead. Both must give the true
+ * top k (memory-index-exact.test.ts checks it against brute force).
  */
 const DIM = 24;
 

@@ -1,0 +1,62 @@
+import type { IndexDoc } from './index-doc.js';
+
+/** A row's type as a small code, so a search can look its multiplier up in an array. */
+export const KIND_CODES: Readonly<Record<IndexDoc['kind'], number>> = { fact: 0, episode: 1, task: 2 };
+/** The types in code order. */
+export const KINDS_BY_CODE: readonly IndexDoc['kind'][] = ['fact', 'episode', 'task'];
+
+/**
+ * The query-independent ranking inputs of every row of one user's matrix
+ * (type, importance, pinned, last touch), in typed arrays indexed like the
+ * matrix's rows: the matrix moves them with its rows (it is their
+ * `RowCompanion`). A search reads them to bound each row's final score
+ * (score-bounds.ts) without building the row's document, which for rows
+ * loaded from the snapshot would cost an object per row and per query.
+ *
+ * The values are copies of the documents' own, written by the index whenever
+ * a document is written, so the bound and the exact score see the same numbers.
+ */
+export class RowSignals {
+  kind = new Uint8Array(0);
+  importance = new Float64Array(0);
+  touchedAt = new Float64Array(0);
+  /** 1 when pinned, else 0: the value the score adds `pinned` weight times. */
+  pinned = new Uint8Array(0);
+  /**
+   * At least every stored row's importance (it only grows: a row that leaves
+   * or lowers its importance leaves it as it was, which keeps it a bound).
+   */
+  maxImportance = 0;
+  /** 1 once any row was pinned (a bound, as `maxImportance`). */
+  maxPinned = 0;
+
+  reserve(capacity: number): void {
+    if (capacity <= this.kind.length) return;
+    this.kind = grown(this.kind, capacity);
+    this.importance = grown(this.importance, capacity);
+    this.touchedAt = grown(this.touchedAt, capacity);
+    this.pinned = grown(this.pinned, capacity);
+  }
+
+  move(from: number, to: number): void {
+    this.kind[to] = this.kind[from]!;
+    this.importance[to] = this.importance[from]!;
+    this.touchedAt[to] = this.touchedAt[from]!;
+    this.pinned[to] = this.pinned[from]!;
+  }
+
+  set(row: number, kind: IndexDoc['kind'], importance: number, touchedAt: number, pinned: boolean): void {
+    this.kind[row] = KIND_CODES[kind];
+    this.importance[row] = importance;
+    this.touchedAt[row] = touchedAt;
+    this.pinned[row] = pinned ? 1 : 0;
+    if (importance > this.maxImportance) this.maxImportance = importance;
+    if (pinned) this.maxPinned = 1;
+  }
+}
+
+function grown<T extends Uint8Array | Float64Array>(array: T, capacity: number): T {
+  const next = new (array.constructor as new (n: number) => T)(capacity);
+  next.set(array);
+  return next;
+}
