@@ -9,6 +9,7 @@ import { Engine } from '../src/engine.js';
 import { installErrorTransfer } from '../src/rpc/error-transfer.js';
 import { WORKER_PING_REPLY, type WorkerEntry } from '../src/rpc/worker-protocol.js';
 import { providerFromDescriptor } from '../src/llm/from-descriptor.js';
+import { providerOnPage } from '../src/rpc/page-provider.js';
 
 const entry: WorkerEntry = {
   ping: () => WORKER_PING_REPLY,
@@ -17,12 +18,7 @@ const entry: WorkerEntry = {
       embedder: customEmbedder && embed ? { ...customEmbedder, embed: (texts) => embed(texts) } : undefined,
       onProgress: onProgress ? (p) => void onProgress(p) : undefined,
       onEvent: onEvent ? (e) => void onEvent(e) : undefined,
-      llm: llmDescriptor
-        ? providerFromDescriptor(llmDescriptor)
-        : llmOnPage
-          ? // The AbortSignal cannot cross to the page; engram enforces its timeouts on this side.
-            ({ signal: _signal, ...request }) => llmOnPage(request)
-          : undefined,
+      llm: llmDescriptor ? providerFromDescriptor(llmDescriptor) : llmOnPage ? providerOnPage(llmOnPage) : undefined,
     });
     return Comlink.proxy(engine);
   },

@@ -8,6 +8,7 @@ import { formatReplay } from '../recall/format-replay.js';
 import { sequenceOptionsSchema, type SequenceOptions } from '../recall/sequence.js';
 import type { EngineApi } from '../rpc/engine-api.js';
 import { startEngineWorker } from '../rpc/start-worker.js';
+import { pageProvider } from '../rpc/page-provider.js';
 import { DEFAULT_USER_ID, idSchema, textSchema, userIdSchema } from '../schema/common.js';
 import { episodeInputSchema, episodePatchSchema, type Episode, type EpisodeInput, type EpisodePatch } from '../schema/episode.js';
 import { addManyOptionsSchema, addOptionsSchema, factInputSchema, factPatchSchema, type AddManyOptions, type AddOptions, type Fact, type FactInput, type FactPatch } from '../schema/fact.js';
@@ -29,7 +30,6 @@ import { LiveQuery } from './live-query.js';
 import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
 import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from '../schema/task.js';
 import type { ChangeEvent, EngramEvent, EngramEventType, EventListener } from '../telemetry/events.js';
-import type { LLMProvider, LLMRequest, LLMResponse } from '../llm/types.js';
 import { describeProvider } from '../llm/descriptor.js';
 import { observeInputSchema, type ObserveInput, type ObserveResult } from '../extract/observe.js';
 import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from '../lifecycle/close-episode.js';
@@ -131,6 +131,8 @@ export class Memory {
       ]);
     }
     const { worker, entry } = await startEngineWorker(opts.worker || true, opts.workerStartTimeoutMs);
+    // A custom provider runs here, on the page; the worker forwards its aborts (see rpc/page-provider.ts).
+    const onPage = opts.llm && !describeProvider(opts.llm) ? pageProvider(opts.llm) : null;
     try {
       const remote = (await entry.open(
         config,
@@ -139,14 +141,19 @@ export class Memory {
         opts.onProgress ? Comlink.proxy(opts.onProgress) : null,
         Comlink.proxy((event: EngramEvent) => emitter.emit(event)),
         opts.llm ? (describeProvider(opts.llm) ?? null) : null,
-        opts.llm && !describeProvider(opts.llm) ? Comlink.proxy(pageSideProvider(opts.llm)) : null,
+        onPage ? Comlink.proxy(onPage) : null,
       )) as unknown as EngineApi;
       return new Memory(
         remote,
         emitter,
         async (closeOptions) => {
-          await remote.close(closeOptions);
-          worker.terminate();
+          try {
+            await remote.close(closeOptions);
+          } finally {
+            // Whatever the worker did not get to abort before it went away stops here.
+            onPage?.abortAll('engram is closing');
+            worker.terminate();
+          }
         },
         buffering,
       );
@@ -388,11 +395,6 @@ export class Memory {
     if (this.closed) throw new ClosedError(operation);
     return this.engine;
   }
-}
-
-/** Wraps a provider for calls from the worker, which cannot send an AbortSignal: the page makes its own. */
-function pageSideProvider(llm: LLMProvider): (request: Omit<LLMRequest, 'signal'>) => Promise<LLMResponse> {
-  return (request) => llm({ ...request, signal: new AbortController().signal });
 }
 
 function useWorker(option: MemoryOptions['worker']): boolean {

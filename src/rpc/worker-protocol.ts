@@ -1,7 +1,7 @@
 import type { Embedder, ProgressListener } from '../embed/embedder.js';
 import type { EngineConfig } from '../engine.js';
 import type { EngramEvent } from '../telemetry/events.js';
-import type { LLMRequest, LLMResponse } from '../llm/types.js';
+import type { PageProvider } from './page-provider.js';
 import type { ProviderDescriptor } from '../llm/descriptor.js';
 
 /**
@@ -20,8 +20,8 @@ export interface WorkerEntry {
     onEvent: ((event: EngramEvent) => void) | null,
     /** A built-in provider, rebuilt in the worker so its HTTP calls run there. */
     llmDescriptor: ProviderDescriptor | null,
-    /** A custom provider function, which stays on the page and is called through Comlink. */
-    llmOnPage: ((request: Omit<LLMRequest, 'signal'>) => Promise<LLMResponse>) | null,
+    /** A custom provider, which stays on the page and is called through Comlink, aborts included (see page-provider.ts). */
+    llmOnPage: PageProvider | null,
   ): Promise<unknown>;
 }
 
