@@ -8,8 +8,9 @@
  *
  * Every own enumerable property is read exactly once. An own property whose
  * value is `undefined` is left out: explicit `undefined` means "not given",
- * the same as an absent key (as in JSON). Arrays keep their elements (holes
- * and `undefined` included) and drop any other property.
+ * the same as an absent key (as in JSON). Arrays keep their elements (a hole
+ * or `undefined` becomes `null`, as in JSON, so the store's export reads back
+ * the same) and drop any other property.
  */
 
 /** A value that cannot be stored, at `path` (dotted, as in ValidationError issues). */
@@ -24,8 +25,13 @@ export class NotPlainData extends Error {
 
 /** Deeper than any JSON an app means to store, shallow enough that copying and validating cannot exhaust the stack. */
 export const MAX_DEPTH = 100;
-/** Larger than any array a schema accepts (addMany: 10,000 inputs; metadata: 100,000 characters), small enough to copy quickly. */
-export const MAX_ARRAY_LENGTH = 1_000_000;
+/**
+ * Larger than any array a schema accepts (addMany: 10,000 inputs; metadata:
+ * 100,000 characters; step parameters: 1 MB of JSON, at least 2 characters an
+ * item), and refused before anything is read: validating a million bad items
+ * would cost seconds and a million issue objects.
+ */
+export const MAX_ARRAY_LENGTH = 500_000;
 /** Objects and arrays per input: a shared-reference "bomb" (each level referencing the next twice) is refused, not expanded. */
 export const MAX_CONTAINERS = 1_000_000;
 
@@ -103,7 +109,7 @@ function copy(value: unknown, path: Path, depth: number, walk: Walk): unknown {
   });
 }
 
-/** The elements only (holes read as undefined); other properties of the array, like a function tacked on, are not data. */
+/** The elements only (a hole or undefined as null); other properties of the array, like a function tacked on, are not data. */
 function copyArray(array: unknown[], path: Path, depth: number, walk: Walk): unknown[] {
   const length = array.length;
   if (!Number.isSafeInteger(length) || length < 0) throw new NotPlainData(dotted(path), 'has an invalid length');
@@ -119,7 +125,7 @@ function copyArray(array: unknown[], path: Path, depth: number, walk: Walk): unk
         throw unreadable({ up: path, key: i }, error);
       }
       // Numbers and strings, the bulk of big arrays (embeddings), need no walk.
-      out[i] = typeof item === 'number' || typeof item === 'string' ? item : copy(item, { up: path, key: i }, depth + 1, walk);
+      out[i] = typeof item === 'number' || typeof item === 'string' ? item : item === undefined ? null : copy(item, { up: path, key: i }, depth + 1, walk);
     }
     return out;
   } finally {
