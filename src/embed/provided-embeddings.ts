@@ -1,5 +1,6 @@
 import type { EngineContext } from '../engine-context.js';
 import { ValidationError } from '../errors.js';
+import { float32VectorProblem } from '../schema/fact.js';
 import { embedTexts } from './embed-texts.js';
 import { normalizeInPlace } from './normalize.js';
 
@@ -11,7 +12,10 @@ import { normalizeInPlace } from './normalize.js';
  * anything is written); it is copied onto its own buffer (a view into a
  * larger one would store the whole buffer) and normalised to unit length,
  * exactly like the embedder's output in `embedTexts`. The schema
- * (`embeddingSchema`) has already refused empty, non-finite and all-zero ones.
+ * (`embeddingSchema`) has already refused empty, non-finite and all-zero ones;
+ * the converted, normalised vector is checked again all the same, so an
+ * engine called directly (without the facade's validation) cannot store a
+ * vector that scores NaN or has no direction.
  */
 export async function vectorsFor(
   ctx: Pick<EngineContext, 'embedder'>,
@@ -30,7 +34,13 @@ export async function vectorsFor(
       const message = `must have exactly ${dimension} numbers, the dimension of the embedder "${ctx.embedder.id}" (it has ${given.length})`;
       throw new ValidationError(`${where.call}: ${path}: ${message}`, [{ path, message }]);
     }
-    out[i] = normalizeInPlace(new Float32Array(given));
+    const vector = normalizeInPlace(new Float32Array(given));
+    const problem = float32VectorProblem(vector);
+    if (problem) {
+      const path = problem.index === undefined ? where.path(i) : `${where.path(i)}.${problem.index}`;
+      throw new ValidationError(`${where.call}: ${path}: ${problem.message}`, [{ path, message: problem.message }]);
+    }
+    out[i] = vector;
   });
   const embedded = await embedTexts(ctx, missing.map((i) => items[i]!.text));
   missing.forEach((i, j) => (out[i] = embedded[j]!));

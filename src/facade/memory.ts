@@ -78,7 +78,7 @@ export class Memory {
 
   /** @internal use `createMemory()` */
   static async create(options: MemoryOptions): Promise<Memory> {
-    const opts = parseInput(memoryOptionsSchema, options, 'createMemory') as MemoryOptions;
+    const opts = parseInput(memoryOptionsSchema, options, 'createMemory', { copy: false }) as MemoryOptions;
     const emitter = new Emitter();
     const config: EngineConfig = {
       name: opts.name,

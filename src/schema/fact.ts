@@ -40,17 +40,17 @@ export type Fact = z.infer<typeof factRecordSchema>;
 
 /** The most numbers an `embedding` may have (larger than any common sentence-embedding model). */
 export const MAX_EMBEDDING_DIMENSION = 8192;
-/** The largest finite float32: a number above it would be stored as Infinity. */
-const FLOAT32_MAX = 3.4028234663852886e38;
-
 const isFloat32Array = (v: unknown): v is Float32Array => Object.prototype.toString.call(v) === '[object Float32Array]';
 
 /**
  * A pre-computed embedding the app brings instead of having engram embed the
- * text: a Float32Array or an array of numbers, finite, not all zeros. Its
- * length must equal the embedder's dimension, which only the engine knows
- * (the model may load in the worker), so that is checked there. It is
- * normalised to unit length like the embedder's own output.
+ * text: a Float32Array or an array of numbers, finite, not all zeros. Each
+ * number is checked as it will be stored, a float32 (`Math.fround`): one that
+ * rounds to Infinity is refused, and so is a vector whose float32 values are
+ * all zero (`[1e-46, 0, …]`: it has no direction). Its length must equal the
+ * embedder's dimension, which only the engine knows (the model may load in
+ * the worker), so that is checked there. It is normalised to unit length like
+ * the embedder's own output.
  */
 export const embeddingSchema = z
   .custom<Float32Array | number[]>((v) => isFloat32Array(v) || Array.isArray(v), 'must be a Float32Array or an array of numbers')
@@ -59,16 +59,24 @@ export const embeddingSchema = z
     if (v.length > MAX_EMBEDDING_DIMENSION) {
       return void ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_EMBEDDING_DIMENSION.toLocaleString('en-US')} numbers` });
     }
-    let nonZero = false;
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (typeof x !== 'number' || !Number.isFinite(x) || Math.abs(x) > FLOAT32_MAX) {
-        return void ctx.addIssue({ code: 'custom', path: [i], message: 'must be a finite number (within float32 range)' });
-      }
-      if (x !== 0) nonZero = true;
-    }
-    if (!nonZero) ctx.addIssue({ code: 'custom', message: 'must not be all zeros (it has no direction)' });
+    const problem = float32VectorProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.index === undefined ? [] : [problem.index], message: problem.message });
   });
+
+/**
+ * Why `v` cannot be stored as a float32 embedding (a non-number, a number
+ * outside float32 range, or no direction), or undefined when it can. Shared by
+ * the schema and the engine's own check after conversion.
+ */
+export function float32VectorProblem(v: ArrayLike<unknown>): { index?: number; message: string } | undefined {
+  let nonZero = false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== 'number' || !Number.isFinite(Math.fround(x))) return { index: i, message: 'must be a finite number (within float32 range)' };
+    if (Math.fround(x) !== 0) nonZero = true;
+  }
+  return nonZero ? undefined : { message: 'must not be all zeros as float32 (it has no direction)' };
+}
 
 export const factInputSchema = z
   .object({

@@ -1,18 +1,34 @@
 import type { z } from 'zod';
 import { ValidationError } from '../errors.js';
+import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
 
 /**
- * Validates a public input against its schema. On failure throws a
- * ValidationError whose message names the call and every wrong field, e.g.
- * `episodes.add: text: must not be empty or whitespace only`.
+ * Validates a public input against its schema and returns what to write. On
+ * failure throws a ValidationError whose message names the call and every
+ * wrong field, e.g. `episodes.add: text: must not be empty or whitespace only`.
+ *
+ * The schema checks a plain-data copy of the input (schema/plain-data.ts),
+ * and what comes back is built from that copy: validate a copy, write what
+ * was validated. `{ copy: false }` is for option objects that carry functions
+ * and host objects (createMemory's embedder, IndexedDB factory, LLM
+ * provider); zod still rebuilds their plain-data parts as it parses.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string, options: { copy?: boolean } = {}): z.output<S> {
+  let input = value;
+  if (options.copy !== false) {
+    try {
+      input = plainDataCopy(value);
+    } catch (error) {
+      if (!(error instanceof NotPlainData)) throw error;
+      throw new ValidationError(`${where}: ${error.message}`, [{ path: error.path, message: error.reason }]);
+    }
+  }
   let result: z.ZodSafeParseResult<z.output<S>>;
   try {
-    result = schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+    result = schema.safeParse(input) as z.ZodSafeParseResult<z.output<S>>;
   } catch (error) {
-    // A getter or Proxy in the input threw while being read: the input is unusable, say so in a typed error.
-    const message = `could not be read (${(error as Error)?.message ?? String(error)})`;
+    // A getter or Proxy in an uncopied input threw while being read: the input is unusable, say so in a typed error.
+    const message = `could not be read (${describeThrown(error)})`;
     throw new ValidationError(`${where}: ${message}`, [{ path: '', message }]);
   }
   if (result.success) return result.data;

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createMemory, EngramError, type Memory, type Task } from '../../src/index.js';
+import { metadataSchema, tagSchema, timestampSchema } from '../../src/schema/common.js';
+import { episodeRecordSchema } from '../../src/schema/episode.js';
+import { factRecordSchema } from '../../src/schema/fact.js';
+import { profileFieldsSchema } from '../../src/schema/profile.js';
+import { stepInputSchema, taskContextSchema, taskOutcomeSchema } from '../../src/schema/task.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 
 /**
@@ -59,6 +65,47 @@ function withKey(target: object, key: string, value: unknown): object {
   return copy;
 }
 
+/**
+ * Values that change after validation: `first` on the first read, `later` on
+ * every read after. engram must validate and store the first read only.
+ */
+function withChangingKey(target: object, key: string, first: unknown, later: unknown): object {
+  const copy: Record<string, unknown> = Array.isArray(target) ? [...target] as never : { ...target };
+  firstReads.set(copy, { ...copy, [key]: first });
+  let reads = 0;
+  Object.defineProperty(copy, key, { enumerable: true, configurable: true, get: () => (reads++ === 0 ? first : later) });
+  return copy;
+}
+/** What engram saw of each changing value (its first reads), for the checks of what a call may write. */
+const firstReads = new WeakMap<object, Record<string, unknown>>();
+const firstRead = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null && firstReads.has(value) ? firstReads.get(value)![key] : (value as Record<string, unknown>)[key];
+/** A Proxy of `target` whose every property answers as `target` on its first read and `later` on the next ones (arrays too). */
+function changingProxy(target: object, later: unknown): object {
+  const read = new Set<PropertyKey>();
+  const copy = Array.isArray(target) ? [...target] : { ...target };
+  const proxy = new Proxy(copy, {
+    get(t, key, receiver) {
+      if (typeof key === 'symbol' || key === 'length') return Reflect.get(t, key, receiver);
+      if (read.has(key)) return later;
+      read.add(key);
+      return Reflect.get(t, key, receiver);
+    },
+  });
+  firstReads.set(proxy, copy as Record<string, unknown>);
+  return proxy;
+}
+/** `value` with one spot (itself, a key, or an element, at most two levels down) changing to `later` after its first read. */
+function changingAt(value: unknown, later: unknown, pick: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const keys = Object.keys(value);
+  if (keys.length === 0 || pick % 4 === 0) return changingProxy(value, later);
+  const key = keys[pick % keys.length]!;
+  const inner = (value as Record<string, unknown>)[key];
+  const first = typeof inner === 'object' && inner !== null && pick % 3 === 0 ? changingAt(inner, later, Math.floor(pick / 7)) : inner;
+  return withChangingKey(value, key, first, later);
+}
+
 const hostileString = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
@@ -75,6 +122,9 @@ const odd = fc.constantFrom<() => unknown>(
   () => new Array(300_000).fill('x'), () => new Array(1_000_000), () => Array.from({ length: 60 }, (_, i) => `t${i}`),
   () => JSON.parse('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}'),
   () => Promise.resolve('later'), () => new Error('an error object'),
+  () => withChangingKey({}, 'k', 1, 10n), () => withChangingKey({}, 'k', 'short', 'y'.repeat(200_000)), () => withChangingKey({}, 'k', 'ok', () => 1),
+  () => changingProxy([0.5, 0.25], NaN), () => changingProxy({ k: 'v' }, Symbol('later')),
+  () => Object.assign([1, 2], { extra: () => 'not data' }),
 ).map((make) => make());
 
 const hostile: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -88,7 +138,11 @@ const hostile: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   ),
 })).value;
 
-/** A valid input, or one with a single field replaced, removed or added (missing, wrong, extra fields). */
+/**
+ * A valid input, or one with a single field replaced, removed, added, given
+ * as explicit `undefined` (alone or among the valid fields), or valid on its
+ * first read and hostile after (a getter or a Proxy, possibly nested).
+ */
 function nearValid(base: Record<string, unknown>, extraKeys: string[] = ['colour', '__proto__', 'constructor']): fc.Arbitrary<unknown> {
   const keys = Object.keys(base);
   return fc.oneof(
@@ -96,6 +150,9 @@ function nearValid(base: Record<string, unknown>, extraKeys: string[] = ['colour
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...keys), hostile).map(([k, v]) => withKey(base, k, v)) },
     { weight: 1, arbitrary: fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(base).filter(([key]) => key !== k))) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...extraKeys), hostile).map(([k, v]) => withKey(base, k, v)) },
+    { weight: 1, arbitrary: fc.constantFrom(...keys).map((k) => withKey(base, k, undefined)) },
+    { weight: 1, arbitrary: fc.subarray(keys, { minLength: 1 }).map((ks) => ks.reduce<object>((o, k) => withKey(o, k, undefined), {})) },
+    { weight: 2, arbitrary: fc.tuple(hostile, fc.nat()).map(([later, pick]) => changingAt(base, later, pick)) },
     { weight: 1, arbitrary: hostile },
   );
 }
@@ -119,6 +176,8 @@ function keyOf(line: { kind: string; id?: string; record?: { id?: string; userId
   if (line.kind === 'profile') return `profile:${line.record!.userId}`;
   return `${line.kind}:${line.record!.id}`;
 }
+/** Lines parsed, for comparisons where key order within a record does not matter. */
+const parsedLines = (lines: Lines) => new Map([...lines].map(([k, l]) => [k, JSON.parse(l) as unknown]));
 function diff(before: Lines, after: Lines): string[] {
   const keys = new Set([...before.keys(), ...after.keys()]);
   return [...keys].filter((k) => before.get(k) !== after.get(k));
@@ -135,6 +194,63 @@ function ownedBy(lines: Lines, userId: unknown): (key: string) => boolean {
   };
 }
 
+// ---------- the stored records' shape ----------
+
+/*
+ * After every successful write, each record it changed is read back through
+ * the public API and must have exactly its schema's shape: no missing, extra
+ * or `undefined` field, no value a later recall, export or import would choke
+ * on. Memories use the record schemas; tasks, steps and patterns have no
+ * record schema in src/schema yet, so their shapes are written here.
+ */
+const finite = z.number().finite();
+const taskRecordShape = z.object({
+  id: z.string().min(1), userId: z.string().min(1), description: z.string(), type: z.string().min(1), context: taskContextSchema.strict(),
+  status: z.enum(['running', 'completed']), startedAt: timestampSchema, completedAt: timestampSchema.nullable(), stepCount: z.number().int().min(0),
+  outcome: taskOutcomeSchema.nullable(),
+  reward: z.record(z.string(), finite).nullable(),
+  reflection: z.object({ successes: z.array(z.string()), improvements: z.array(z.string()), insights: z.array(z.string()) }).strict().nullable(),
+  patternIds: z.array(z.string().min(1)), metadata: metadataSchema,
+}).strict();
+const stepRecordShape = stepInputSchema.extend({ id: z.string().min(1), taskId: z.string().min(1), index: z.number().int().min(1), at: timestampSchema }).strict();
+const patternRecordShape = z.object({
+  id: z.string().min(1), userId: z.string().min(1), kind: z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']), description: z.string(),
+  tools: z.array(z.string()), domain: z.string(), language: z.string().nullable(), occurrences: z.number().int().min(1), successRate: z.number().min(0).max(1),
+  confidence: finite, evidenceTaskIds: z.array(z.string().min(1)), createdAt: timestampSchema, updatedAt: timestampSchema,
+}).strict();
+const profileShape = profileFieldsSchema.extend({ userId: z.string().min(1), goals: z.array(z.string()), extra: z.record(tagSchema, z.string()), updatedAt: timestampSchema.nullable() }).strict();
+
+/** Why the stored record behind export key `key` is malformed, or undefined when it is whole. */
+async function shapeProblem(memory: Memory, key: string, line: string, dimension: number): Promise<string | undefined> {
+  const id = key.slice(key.indexOf(':') + 1);
+  const check = (schema: z.ZodType, value: unknown) => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) return `${key} is malformed: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+    return hasUndefined(value) ? `${key} holds an undefined value` : undefined;
+  };
+  if (key.startsWith('episode:')) return check(episodeRecordSchema.strict(), await memory.episodes.get(id));
+  if (key.startsWith('fact:')) return check(factRecordSchema.strict(), await memory.facts.get(id));
+  if (key.startsWith('profile:')) return check(profileShape, await memory.profile.get(id));
+  if (key.startsWith('pattern:')) return check(patternRecordShape, (JSON.parse(line) as { record: unknown }).record);
+  if (key.startsWith('task:')) {
+    const { steps, ...task } = await memory.tasks.get(id);
+    return check(taskRecordShape, task) ?? steps.map((step) => check(stepRecordShape, step)).find(Boolean);
+  }
+  if (key.startsWith('step:')) return check(stepRecordShape, (JSON.parse(line) as { record: unknown }).record);
+  if (key.startsWith('vector:')) {
+    const bytes = Buffer.from((JSON.parse(line) as { vector: string }).vector, 'base64');
+    const vector = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+    if (vector.length !== dimension || !vector.every(Number.isFinite) || Math.abs(norm - 1) > 1e-3) return `${key} is not a finite unit vector of ${dimension} numbers (norm ${norm})`;
+  }
+  return undefined;
+}
+function hasUndefined(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return false;
+  return Object.values(value).some(hasUndefined);
+}
+
 // ---------- the methods ----------
 
 interface Fuzzed {
@@ -147,12 +263,35 @@ interface Fuzzed {
    * method must never change the store.
    */
   writes?: (args: unknown[], result: unknown, before: Lines) => (key: string) => boolean;
-  mustHold?: (args: unknown[], result: unknown, after: Lines) => string | undefined;
+  mustHold?: (args: unknown[], result: unknown, after: Lines, before: Lines) => string | undefined;
   /** What a failed call may still have changed (only the setup a call does before the fuzzed part). */
   writesOnFailure?: (key: string, before: Lines) => boolean;
 }
 
 const any = <T,>(v: T) => v as never;
+/**
+ * The keys a patch gives as explicit `undefined` (read from the property
+ * descriptors, so no getter runs): the stored record must keep its old value
+ * for each of them, as if the key were absent.
+ */
+function undefinedKeysKept(recordKey: (args: unknown[]) => string, patchAt = 1) {
+  return (args: unknown[], _result: unknown, after: Lines, before: Lines): string | undefined => {
+    const patch = args[patchAt];
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return undefined;
+    let given: string[];
+    try {
+      // A Proxy without descriptor traps answers from its target: no trap that changes values runs.
+      given = Object.entries(Object.getOwnPropertyDescriptors(patch)).filter(([, d]) => 'value' in d && d.value === undefined).map(([k]) => k);
+    } catch {
+      return undefined;
+    }
+    const old = record(before.get(recordKey(args)));
+    const now = record(after.get(recordKey(args)));
+    const changed = given.filter((k) => JSON.stringify(old?.[k]) !== JSON.stringify(now?.[k]) || (k in (old ?? {})) !== (k in (now ?? {})));
+    return changed.length ? `{ ${changed.join(', ')}: undefined } changed the stored value` : undefined;
+  };
+}
+
 const idsOf = (result: unknown): string[] => (Array.isArray(result) ? result : [result]).map((r) => (r as { id: string }).id);
 const about = (ids: string[]) => (key: string) => ids.some((id) => key === `episode:${id}` || key === `fact:${id}` || key === `vector:${id}`);
 
@@ -179,9 +318,15 @@ const methods: Fuzzed[] = [
   { name: 'episodes.list', args: fc.tuple(nearValid({ ...listBase, sessionId: 's1', parentId: null, participants: ['Ana'], outcomeStatus: ['unknown'], state: ['active'] })), call: (m, [q]) => m.episodes.list(any(q)) },
   {
     name: 'episodes.update',
-    args: fc.tuple(idArg, nearValid({ text: 'Updated episode about the shed roof', importance: 0.9, tags: ['roof'], state: 'summarized', metadata: { k: 1 }, parentId: null })),
+    // Every field a patch may carry, so explicit `undefined` and late-changing values reach each of them.
+    args: fc.tuple(idArg, nearValid({
+      text: 'Updated episode about the shed roof', goal: 'Fix the roof', context: 'It leaks', approach: 'New tiles', outcome: 'Dry', lessons: 'Check in autumn',
+      quality: 'success', tags: ['roof'], actors: ['Ana'], participants: ['Ana'], toolsUsed: ['ladder'], entities: ['shed'], keyDecisions: ['tiles'],
+      outcomeStatus: 'success', importance: 0.9, pinned: true, provenance: 'trusted', parentId: null, state: 'summarized', metadata: { k: 1 }, endedAt: NOW,
+    })),
     call: (m, [id, patch]) => m.episodes.update(any(id), any(patch)),
     writes: ([id]) => about([id as string]),
+    mustHold: undefinedKeysKept(([id]) => `episode:${id}`),
   },
   {
     name: 'episodes.delete',
@@ -219,6 +364,7 @@ const methods: Fuzzed[] = [
     args: fc.tuple(idArg, nearValid({ text: 'The user loves cherry tomatoes', category: 'preference', importance: 0.7, pinned: true, tags: ['t'], metadata: { m: 2 } })),
     call: (m, [id, patch]) => m.facts.update(any(id), any(patch)),
     writes: ([id]) => about([id as string]),
+    mustHold: undefinedKeysKept(([id]) => `fact:${id}`),
   },
   {
     name: 'facts.delete',
@@ -275,6 +421,11 @@ const methods: Fuzzed[] = [
     args: fc.tuple(userArg, nearValid({ name: 'Ana', city: 'Porto', timeZone: 'Europe/Lisbon', goals: ['run a marathon'], extra: { pet: 'cat' }, language: 'pt', preferredTone: 'brief' })),
     call: (m, [u, patch]) => m.profile.update(any(u), any(patch)),
     writes: ([u]) => (key) => key === `profile:${u}`,
+    mustHold: (args, result, after, before) => {
+      // The profile line holds the fields under `fields`; compare those.
+      const fields = (lines: Lines) => new Map([...lines].map(([k, l]) => [k, JSON.stringify({ record: (JSON.parse(l) as { record?: { fields?: unknown } }).record?.fields ?? {} })]));
+      return undefinedKeysKept(([u]) => `profile:${u}`)(args, result, fields(after), fields(before));
+    },
   },
   { name: 'profileLine', args: fc.tuple(userArg), call: (m, [u]) => m.profileLine(any(u)) },
   {
@@ -310,7 +461,7 @@ const methods: Fuzzed[] = [
     name: 'forget',
     args: fc.tuple(nearValid({ userId: 'other' })),
     call: (m, [o]) => m.forget(any(o)),
-    writes: ([o], _, before) => ownedBy(before, (o as { userId: string }).userId),
+    writes: ([o], _, before) => ownedBy(before, firstRead(o, 'userId')),
   },
   { name: 'export', args: fc.tuple(nearValid({ userId: 'default', vectors: false })), call: (m, [o]) => m.export(any(o)) },
   {
@@ -365,13 +516,15 @@ function typed(error: unknown): string | undefined {
 
 describe('hostile input: every public method either succeeds or rejects with a typed error', () => {
   const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
-  const counts = { calls: 0, succeeded: 0, rejected: 0, byCode: {} as Record<string, number> };
+  const counts = { calls: 0, succeeded: 0, rejected: 0, shapeChecks: 0, byCode: {} as Record<string, number> };
+  let dimension = 0;
   const options = { clock: () => NOW, lifecycle: { dedupThreshold: 0, maxEpisodes: 100_000 }, tasks: { flushAt: 1000, flushIntervalMs: 3_600_000 } };
   afterAll(() => {
-    console.log(`fuzz: ${counts.calls} generated calls, ${counts.succeeded} succeeded, ${counts.rejected} rejected with typed errors ${JSON.stringify(counts.byCode)}`);
+    console.log(`fuzz: ${counts.calls} generated calls, ${counts.succeeded} succeeded, ${counts.rejected} rejected with typed errors ${JSON.stringify(counts.byCode)}; ${counts.shapeChecks} stored records read back and shape-checked`);
   });
 
   it('prepare the seed export', async () => {
+    dimension = (await realEmbedder()).dimension;
     const source = await openMemory({ clock: () => NOW });
     await source.episodes.add({ id: 'e1', text: 'Seed episode about the garden shed', tags: ['garden'], metadata: { room: 'shed' } });
     await source.facts.add({ id: 'f1', text: 'The user grows tomatoes in the garden' });
@@ -419,8 +572,13 @@ describe('hostile input: every public method either succeeds or rejects with a t
             const allowed = method.writes(args, result, before);
             const stray = changed.filter((k) => !allowed(k));
             if (stray.length) throw new Error(`${method.name} changed records it was not about: ${stray.slice(0, 5).join(', ')}`);
-            const broken = method.mustHold?.(args, result, after);
+            const broken = method.mustHold?.(args, result, after, before);
             if (broken) throw new Error(`${method.name}: ${broken}`);
+            for (const key of changed.filter((k) => after.has(k))) {
+              counts.shapeChecks++;
+              const problem = await shapeProblem(memory, key, after.get(key)!, dimension);
+              if (problem) throw new Error(`${method.name} stored a malformed record: ${problem}`);
+            }
           }
           current = after;
         }),
@@ -437,12 +595,22 @@ describe('hostile input: every public method either succeeds or rejects with a t
       await memory.close();
       const reopened = await openMemory({ ...database, ...options });
       expect(diff(current, await lines(reopened))).toEqual([]);
+      // What the store holds still works: a tags-filtered recall scores every hit, and the store's own export imports whole.
+      for (const userId of ['default', 'fuzz']) {
+        const hits = await reopened.recall('garden shed roof tomatoes', { userId, tags: ['garden', 'roof', 'food', 't'], touch: false });
+        expect(hits.every((hit) => Number.isFinite(hit.score))).toBe(true);
+      }
+      const copy = await openMemory({ ...freshIndexedDB(), ...options, name: `fuzz-copy-${index}` });
+      await copy.import(await reopened.export());
+      expect(parsedLines(await lines(copy))).toEqual(parsedLines(current));
+      await copy.close();
       await reopened.close();
     }, 240_000);
   }
 
   it('at least 10,000 generated calls in all, and Object.prototype is not polluted', () => {
     expect(counts.calls).toBeGreaterThanOrEqual(10_000);
+    expect(counts.shapeChecks).toBeGreaterThanOrEqual(500);
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoBefore);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
