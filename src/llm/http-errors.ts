@@ -61,6 +61,13 @@ export async function readJson(response: Response, what: string, maxBytes = DEFA
 }
 
 /** Removes a secret from any text that may be shown or sent on. */
-export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('[redacted]') : text;
+/**
+ * Removes every secret from a text that may travel back to a client or into
+ * a log (an upstream error body can echo the request's headers). Secrets
+ * shorter than 4 characters are left alone: they would redact ordinary words.
+ */
+export function redact(text: string, secrets: string | readonly (string | undefined)[] | undefined): string {
+  const list = (typeof secrets === 'string' ? [secrets] : (secrets ?? [])).filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  // Longest first, so a secret that contains another is removed whole.
+  return list.sort((a, b) => b.length - a.length).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }

@@ -1,32 +1,46 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 
 /**
  * Adapts a web-standard handler to Node's `http.createServer` (and Express):
  * `http.createServer(toNodeHandler(createProxyHandler({ upstream })))`.
+ *
+ * The body is handed over as a stream, not buffered first, so the handler's
+ * size and time limits apply while it arrives. When the handler answers
+ * before the whole body was read (413, 408), the connection is closed after
+ * the answer: a client cannot keep uploading into a refused request or hold
+ * the socket open with a slow drip.
  */
 export function toNodeHandler(handler: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // Kept now: once the answer is sent, Node detaches the socket from `req`.
+    const socket = req.socket;
     void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
       const controller = new AbortController();
       res.on('close', () => {
         if (!res.writableEnded) controller.abort();
       });
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
         method: req.method,
         headers,
-        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks),
+        body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
         signal: controller.signal,
-      });
+        // Node's fetch needs this for a streamed request body.
+        duplex: 'half',
+      } as RequestInit);
       const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    })().catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { reason: 'internal', message: (error as Error)?.message ?? 'internal error' } }));
+      const unread = hasBody && !req.readableEnded;
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...(unread ? { connection: 'close' } : {}) });
+      res.end(Buffer.from(await response.arrayBuffer()), () => {
+        if (unread) socket.destroy();
+      });
+    })().catch(() => {
+      // No error text goes back: it could carry what the handler redacts.
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ error: { reason: 'internal', message: 'internal error' } }), () => socket.destroy());
     });
   };
 }

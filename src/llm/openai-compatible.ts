@@ -71,7 +71,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): LLMProvider 
     const flagged = (payload as { error?: unknown })?.error;
     if (flagged) {
       const message = typeof flagged === 'object' ? String((flagged as { message?: unknown }).message ?? JSON.stringify(flagged)) : String(flagged);
-      throw new ProviderError(`${what} reported an error: ${redact(message, opts.apiKey).slice(0, 500)}`, { reason: response.ok ? 'error_flag' : 'http', status: response.status });
+      throw new ProviderError(`${what} reported an error: ${redact(message, [opts.apiKey, ...Object.values(opts.headers ?? {})]).slice(0, 500)}`, { reason: response.ok ? 'error_flag' : 'http', status: response.status });
     }
     if (!response.ok) throw new ProviderError(`${what} answered HTTP ${response.status}.`, { reason: 'http', status: response.status });
 

@@ -3,6 +3,7 @@ import { EngramError, ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { openAICompatible, openAICompatibleOptionsSchema } from './openai-compatible.js';
 import { redact } from './http-errors.js';
+import { readBodyCapped } from './request-body.js';
 
 export const proxyHandlerOptionsSchema = z
   .object({
@@ -14,8 +15,16 @@ export const proxyHandlerOptionsSchema = z
     timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
     /** Only these tasks are forwarded (default: all). */
     allowedTasks: z.array(z.string().min(1)).optional(),
-    /** Largest accepted request body in bytes (default 1 MB). */
+    /** Largest accepted request body in bytes (default 1 MB), enforced while the body streams in. */
     maxBodyBytes: z.number().int().min(1024).optional(),
+    /** The whole request body must arrive within this time (default 10000 ms), or the request gets 408 and is cut off. */
+    bodyTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+    /**
+     * Models a client may ask for by name (`request.model`). By default the
+     * client cannot choose: the upstream's configured model is used, and a
+     * request naming another one is refused with 400.
+     */
+    allowModels: z.array(z.string().min(1).max(200)).optional(),
   })
   .strict();
 export type ProxyHandlerOptions = z.input<typeof proxyHandlerOptionsSchema>;
@@ -34,27 +43,37 @@ const requestSchema = z
 /**
  * The server half of `httpProxy`: a web-standard `(Request) => Promise<Response>`
  * handler (Node via `toNodeHandler`, Express, Hono, Next route handlers, Deno,
- * Bun). It validates the body, forwards to the OpenAI-compatible upstream
- * with the budget and timeout enforced, and never echoes the upstream key.
+ * Bun). It reads the body within its size and time limits (refusing as it
+ * streams, never after buffering it), validates it, forwards to the
+ * OpenAI-compatible upstream with the budget and timeout enforced, and never
+ * sends back the upstream key or any configured upstream header value.
+ *
+ * What a client may set: `task`, `system`, `input`, `schema`, `maxCostUsd`
+ * (it can only lower the server's budget), and `model` only when the server
+ * lists it in `allowModels`. The upstream's URL, key and headers are the
+ * server's alone.
  */
 export function createProxyHandler(options: ProxyHandlerOptions): (request: Request) => Promise<Response> {
   const opts = parseInput(proxyHandlerOptionsSchema, options, 'createProxyHandler');
   const upstream = openAICompatible(opts.upstream);
-  const key = opts.upstream.apiKey;
+  const secrets = [opts.upstream.apiKey, ...Object.values(opts.upstream.headers ?? {})];
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const maxBody = opts.maxBodyBytes ?? 1_000_000;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
 
   const fail = (status: number, reason: string, message: string) =>
-    Response.json({ error: { reason, message: redact(message, key) } }, { status, headers: { 'cache-control': 'no-store' } });
+    Response.json({ error: { reason, message: redact(message, secrets) } }, { status, headers: { 'cache-control': 'no-store' } });
 
   return async (request) => {
     if (request.method !== 'POST') return fail(405, 'method', 'Only POST is accepted.');
-    const length = Number(request.headers.get('content-length') ?? 0);
-    if (length > maxBody) return fail(413, 'too_large', `The request body is over ${maxBody} bytes.`);
+    const text = await readBodyCapped(request, maxBody, bodyTimeoutMs).catch(() => ({ status: 400 as const, reason: 'bad_request' as const }));
+    if (typeof text !== 'string') {
+      if (text.status === 413) return fail(413, 'too_large', `The request body is over ${maxBody} bytes.`);
+      if (text.status === 408) return fail(408, 'body_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms.`);
+      return fail(400, 'bad_request', 'The request body could not be read.');
+    }
     let body: unknown;
     try {
-      const text = await request.text();
-      if (text.length > maxBody) return fail(413, 'too_large', `The request body is over ${maxBody} bytes.`);
       body = JSON.parse(text);
     } catch {
       return fail(400, 'bad_request', 'The request body is not JSON.');
@@ -66,6 +85,9 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
     }
     const call = parsed.data;
     if (opts.allowedTasks && !opts.allowedTasks.includes(call.task)) return fail(403, 'task', `The task "${call.task}" is not allowed here.`);
+    if (call.model !== undefined && call.model !== opts.upstream.model && !opts.allowModels?.includes(call.model)) {
+      return fail(400, 'model', `The model is chosen by the server: "${call.model}" is not in its allowModels.`);
+    }
     const budget = [call.maxCostUsd, opts.maxCostUsd].filter((v): v is number => v !== undefined);
 
     const timeout = AbortSignal.timeout(timeoutMs);
