@@ -42,7 +42,7 @@ const modelSchema = z.custom<Exclude<LanguageModel, string>>(
  * `model` override is ignored: an AI SDK model is an object, not a name.
  */
 export function aiSdkProvider(model: LanguageModel, options: AiSdkProviderOptions = {}): LLMProvider {
-  const theModel = parseInput(modelSchema, model, 'aiSdkProvider: model');
+  const theModel = parseInput(modelSchema, model, 'aiSdkProvider: model', { copy: false });
   const opts = parseInput(aiSdkProviderOptionsSchema, options, 'aiSdkProvider');
   const what = `The AI SDK model ${theModel.provider}/${theModel.modelId}`;
 

@@ -84,7 +84,7 @@ export type MemoryMiddleware = LanguageModelMiddleware & {
  * `onError`. `flush()` waits for observes in flight.
  */
 export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddleware {
-  const opts = parseInput(memoryMiddlewareOptionsSchema, options, 'memoryMiddleware');
+  const opts = parseInput(memoryMiddlewareOptionsSchema, options, 'memoryMiddleware', { copy: false });
   const { memory } = opts;
   const maxTokens = opts.maxContextTokens ?? DEFAULT_MAX_CONTEXT_TOKENS;
   const heading = opts.heading ?? DEFAULT_MEMORY_HEADING;

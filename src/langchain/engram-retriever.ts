@@ -52,7 +52,7 @@ export class EngramRetriever extends BaseRetriever<EngramDocumentMetadata> {
   private readonly recallOptions: RecallOptions;
 
   constructor(fields: EngramRetrieverInput) {
-    parseInput(inputSchema, fields, 'EngramRetriever');
+    parseInput(inputSchema, fields, 'EngramRetriever', { copy: false });
     super(fields);
     this.memory = fields.memory;
     this.recallOptions = fields.recallOptions ?? {};
