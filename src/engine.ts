@@ -7,6 +7,7 @@ import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type Fa
 import { writeProfileFields } from './extract/profile-sync.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { FactStore } from './facts/fact-store.js';
+import { CallAborts, raceCallerAbort } from './jobs/call-aborts.js';
 import { CallTracker } from './jobs/call-tracker.js';
 import { JobQueue } from './jobs/queue.js';
 import { closeEpisode, type CloseEpisodeResult, type closeEpisodeOptionsSchema } from './lifecycle/close-episode.js';
@@ -83,6 +84,8 @@ interface EngineParts {
   stopKeywordWarmup: () => void;
   /** Aborts LLM calls and jobs in flight when the engine closes. */
   closing: AbortController;
+  /** The app's AbortSignals of cancellable calls (observe, recall, idle), by call id. */
+  aborts: CallAborts;
 }
 
 /**
@@ -186,6 +189,7 @@ export class Engine {
         openedFrom: fromSnapshot ? 'snapshot' : 'records',
         stopKeywordWarmup: buildKeywordsInBackground(ctx.index),
         closing,
+        aborts: new CallAborts(),
       });
       // Resume background jobs a previous session left queued.
       await queue.resume();
@@ -278,10 +282,24 @@ export class Engine {
 
   // ---------- conversation ----------
 
-  /** One conversation turn through the two-stage pipeline (see extract/observe.ts). */
-  observe(input: z.output<typeof observeInputSchema>): Promise<ObserveResult> {
-    const { ctx, llm, extraction, queue, closing } = this.parts;
-    return this.run('observe', () => observe(ctx, { llm, options: extraction, queue, signal: closing.signal }, input));
+  /**
+   * One conversation turn through the two-stage pipeline (see extract/observe.ts).
+   * `callId` names the call for `abortCall` (the facade's `signal` option).
+   */
+  observe(input: z.output<typeof observeInputSchema>, callId?: string): Promise<ObserveResult> {
+    const { ctx, llm, extraction, queue, closing, aborts } = this.parts;
+    return this.run('observe', () =>
+      aborts.with(callId, (caller) => {
+        // The LLM calls stop on either signal; only the caller's turns into an AbortError (a closing engine's does not).
+        const signal = caller ? AbortSignal.any([closing.signal, caller]) : closing.signal;
+        return observe(ctx, { llm, options: extraction, queue, signal, caller }, input);
+      }),
+    );
+  }
+
+  /** Aborts the cancellable call named `callId` (see `observe`, `recall`, `idle`); a call already settled is not affected. */
+  abortCall(callId: string, reason: string): void {
+    this.parts.aborts.abort(callId, reason);
   }
 
   // ---------- agent task episodes ----------
@@ -347,9 +365,16 @@ export class Engine {
 
   // ---------- recall, lifecycle, portability ----------
 
-  recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+  recall(query: string, options: RecallOptions = {}, callId?: string): Promise<RecallHit[]> {
+    const { ctx, access, calls, aborts } = this.parts;
     // Back-to-back recalls do not wait for each other's access-time write: it is gathered into one (recall/access-times.ts).
-    return this.parts.calls.run('recall', () => recall(this.parts.ctx, this.parts.access, query, options));
+    return calls.run('recall', () =>
+      aborts.with(callId, (caller) => {
+        // An aborted recall answers at once, but its work still runs to the end: idle() and close() wait for it.
+        const work = calls.track(recall(ctx, access, query, options, caller));
+        return raceCallerAbort(caller, 'recall', work);
+      }),
+    );
   }
 
   /** Applies TTL then the count cap now, for one user or all; returns the evicted ids. */
@@ -373,13 +398,16 @@ export class Engine {
 
   // ---------- shutdown ----------
 
-  /** Resolves when no call is in flight and the background queue is drained. */
-  async idle(): Promise<void> {
-    const { calls, queue } = this.parts;
-    do {
-      while (calls.size > 0) await calls.settled();
-      await queue.idle();
-    } while (calls.size > 0 || queue.pending > 0);
+  /** Resolves when no call is in flight and the background queue is drained; an aborted wait rejects, the work goes on. */
+  idle(callId?: string): Promise<void> {
+    const { calls, queue, aborts } = this.parts;
+    const drained = async () => {
+      do {
+        while (calls.size > 0) await calls.settled();
+        await queue.idle();
+      } while (calls.size > 0 || queue.pending > 0);
+    };
+    return aborts.with(callId, (caller) => raceCallerAbort(caller, 'idle', drained()));
   }
 
   /** Stops taking work, lets in-flight calls finish (up to `timeoutMs`), then closes the database. */

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'QUOTA'
   | 'IMPORT'
   | 'LOCKED'
-  | 'WORKER_START';
+  | 'WORKER_START'
+  | 'ABORTED';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -28,6 +29,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   IMPORT: 'ImportError',
   LOCKED: 'StoreLockedError',
   WORKER_START: 'WorkerStartError',
+  ABORTED: 'AbortError',
 };
 
 export interface ValidationIssue {
@@ -144,6 +146,18 @@ export class WorkerStartError extends EngramError {
   }
 }
 
+/**
+ * The caller's `AbortSignal` ended the call before it wrote anything: the
+ * store is exactly as it was (a call whose write had already committed when
+ * the signal fired resolves normally instead). Named `AbortError`, like the
+ * platform's, so `error.name === 'AbortError'` checks keep working.
+ */
+export class AbortError extends EngramError {
+  constructor(operation: string, reason?: string) {
+    super('ABORTED', `${operation} was aborted by the caller's signal${reason ? ` (${reason})` : ''}; nothing was written.`, { operation, ...(reason ? { reason } : {}) });
+  }
+}
+
 /** Why a worker did not start: see `WorkerStartError`. */
 export type WorkerStartReason = 'unsupported' | 'create' | 'load' | 'timeout' | 'message';
 
@@ -159,6 +173,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   IMPORT: ImportError,
   LOCKED: StoreLockedError,
   WORKER_START: WorkerStartError,
+  ABORTED: AbortError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */

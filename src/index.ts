@@ -33,4 +33,5 @@ export {
   ImportError,
   StoreLockedError,
   WorkerStartError,
+  AbortError,
 } from './errors.js';

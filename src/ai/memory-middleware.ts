@@ -123,11 +123,13 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): MemoryMiddle
       const query = lastUserText(params.prompt);
       if (!query) return params;
       try {
-        const hits = await memory.recall(query, { ...opts.recallOptions, userId: opts.userId, k: opts.k ?? DEFAULT_K });
+        // The app's abort of the model call also ends the recall before it (no need to rank for a call that is gone).
+        const hits = await memory.recall(query, { ...opts.recallOptions, userId: opts.userId, k: opts.k ?? DEFAULT_K, signal: params.abortSignal });
         const block = fitContext(hits, maxTokens, (fitting) => `${heading}\n${memory.formatContext(fitting, opts.formatOptions)}`);
         return block ? { ...params, prompt: withSystemText(params.prompt, block) } : params;
       } catch (error) {
-        report(error, 'recall');
+        // An abort is the app's own doing, not a failure to report; the model call sees the same signal.
+        if ((error as { code?: string } | null)?.code !== 'ABORTED') report(error, 'recall');
         return params;
       }
     },

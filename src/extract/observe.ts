@@ -1,3 +1,4 @@
+import { throwIfCallerAborted } from '../jobs/call-aborts.js';
 import { z } from 'zod';
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
@@ -50,7 +51,10 @@ export interface ObserveDeps {
   llm: LLMProvider | undefined;
   options: ResolvedExtraction;
   queue: JobQueue;
+  /** Ends the LLM calls: the engine closing, or the caller's signal. */
   signal?: AbortSignal;
+  /** The caller's own signal: once it fires, the turn writes nothing and rejects with an AbortError. */
+  caller?: AbortSignal;
 }
 
 /**
@@ -73,9 +77,13 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
     };
   };
 
+  // Checked before every commit, and first thing inside it: an abort either comes before the transaction writes or is too late.
+  const checkCaller = () => throwIfCallerAborted(deps.caller, 'observe');
+  checkCaller();
   if (!deps.llm) {
     const { event, row } = extraction('skipped', 0, false, 'no LLM provider is configured');
     await ctx.commit('record a skipped extraction', ['events'], async (scope) => {
+      checkCaller();
       await ctx.db.events.add(row);
       scope.emit(event);
     });
@@ -84,9 +92,11 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
 
   const stage1 = await runStage1(deps.llm, input, { model: deps.options.model, timeoutMs: deps.options.timeoutMs, signal: deps.signal });
   let costUsd = stage1.costUsd;
+  checkCaller();
   if (!stage1.ok) {
     const { event, row } = extraction('failed', 0, false, stage1.reason);
     await ctx.commit('count a turn', ['meta', 'events'], async (scope) => {
+      checkCaller();
       const state = await readCaptureState(ctx.db, userId);
       await ctx.db.meta.put({ key: captureKey(userId), value: { ...state, turn: state.turn + 1 } });
       await ctx.db.events.add(row);
@@ -112,7 +122,9 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   let refusal: string | null = null;
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
+  checkCaller();
   await ctx.commit('store the facts of a turn', ['facts', 'vectorBlocks', 'jobs', 'meta', 'episodes', 'profiles', 'events'], async (scope) => {
+    checkCaller();
     refusal = null;
     job = undefined;
     await db.facts.bulkPut(plan.puts);

@@ -26,6 +26,7 @@ import {
 } from '../schema/query.js';
 import { Emitter } from '../telemetry/emitter.js';
 import { Task } from './task-handle.js';
+import { cancellable, takeSignal, type CallOptions } from './call-signal.js';
 import { LiveQuery } from './live-query.js';
 import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
 import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from '../schema/task.js';
@@ -39,6 +40,8 @@ import { openDurableFor } from '../store/durable/for-memory.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
+/** What is left of a cancellable call's options once its `signal` is taken out (see facade/call-signal.ts). */
+const callOptionsRestSchema = z.object({}).strict();
 const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
 const tasksListSchema = z.object({ userId: userIdSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict();
 const liveQuerySchema = z.union([
@@ -271,10 +274,16 @@ export class Memory {
    * After each conversation turn: one LLM call extracts facts and decides
    * whether the exchange deserves an episode; the episode is then written in
    * the background (see \`idle()\`). Never throws for LLM failures: they come
-   * back as \`reason\`.
+   * back as \`reason\`. With \`signal\`, an abort before the turn's write
+   * rejects with an \`AbortError\` and writes nothing (the LLM call is aborted
+   * too); an abort after the write has committed changes nothing.
    */
-  async observe(input: ObserveInput): Promise<ObserveResult> {
-    return this.call('observe').observe(parseInput(observeInputSchema, input, 'observe'));
+  async observe(input: ObserveInput, options: CallOptions = {}): Promise<ObserveResult> {
+    const { signal, rest } = takeSignal(options, 'observe');
+    parseInput(callOptionsRestSchema, rest, 'observe: options');
+    const parsed = parseInput(observeInputSchema, input, 'observe');
+    const engine = this.call('observe');
+    return cancellable(engine, signal, 'observe', (callId) => engine.observe(parsed, callId));
   }
 
   /** Queued background jobs and the most recent recorded events, for inspection. */
@@ -284,9 +293,12 @@ export class Memory {
   }
 
   /** The memories that matter for `query`, best first, each with its score and the parts of the score. */
-  async recall(query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+  async recall(query: string, options: RecallOptions & CallOptions = {}): Promise<RecallHit[]> {
     const text = parseInput(textSchema, query, 'recall: query');
-    return this.call('recall').recall(text, parseInput(recallOptionsSchema, options, 'recall'));
+    const { signal, rest } = takeSignal(options, 'recall');
+    const parsed = parseInput(recallOptionsSchema, rest, 'recall');
+    const engine = this.call('recall');
+    return cancellable(engine, signal, 'recall', (callId) => engine.recall(text, parsed, callId));
   }
 
   /** Renders hits as compact prompt lines (synchronous; no engine call). */
@@ -372,9 +384,12 @@ export class Memory {
     return this.emitter.on(type, listener);
   }
 
-  /** Resolves when every call and background job in flight has finished. */
-  async idle(): Promise<void> {
-    return this.call('wait for idle').idle();
+  /** Resolves when every call and background job in flight has finished; with \`signal\`, an abort ends the wait (AbortError), not the work. */
+  async idle(options: CallOptions = {}): Promise<void> {
+    const { signal, rest } = takeSignal(options, 'idle');
+    parseInput(callOptionsRestSchema, rest, 'idle');
+    const engine = this.call('wait for idle');
+    return cancellable(engine, signal, 'idle', (callId) => engine.idle(callId));
   }
 
   /** Stops taking work, waits for in-flight work (up to `timeoutMs`), closes the database. Idempotent. */

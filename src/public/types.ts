@@ -5,6 +5,7 @@
  */
 export type { MemoryOptions } from '../schema/memory-options.js';
 export type { AddManyFacts, LiveQuerySpec } from '../facade/memory.js';
+export type { CallOptions } from '../facade/call-signal.js';
 export type { LiveQuery, LiveSnapshot, LiveObserver, Unsubscribe } from '../facade/live-query.js';
 export type { RecallHit, MemoryRecord } from '../recall/recall.js';
 export type { ImportSummary } from '../portability/import.js';

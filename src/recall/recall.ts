@@ -16,7 +16,7 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
 }
 
 /** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
-export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}, caller?: AbortSignal): Promise<RecallHit[]> {
   const [vector] = await vectorsFor(ctx, [{ text: query, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
   const hits = ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: query }, {
     k: options.k ?? 10,
@@ -36,7 +36,8 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
     // A record deleted by another tab since the index saw it is simply skipped.
     if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
   });
-  if (options.touch !== false) access.record(out.map((h) => h.memory));
+  // An aborted recall rejects (recall's caller races the signal) and touches nothing.
+  if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;
 }
 

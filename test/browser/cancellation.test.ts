@@ -62,4 +62,48 @@ describe('AbortSignals reach a page-side provider through the worker', () => {
     expect(nonLocalHosts(watch.requests)).toEqual([]);
     await context.close();
   });
+
+  it('observe({ signal }) through the worker: the app\'s abort reaches the page-side provider, the turn rejects with AbortError and writes nothing', async () => {
+    const context = await demo.browser.newContext();
+    const page = await openDemoTab(context, demo.url);
+    const watch = watchPage(page);
+    const outcome = await page.evaluate(async () => {
+      const w = window as unknown as CancelWindow;
+      const seen: string[] = [];
+      let called!: () => void;
+      const providerCalled = new Promise<void>((resolve) => (called = resolve));
+      const llm = (request: { task: string; signal: AbortSignal }) =>
+        new Promise((_, reject) => {
+          called();
+          request.signal.addEventListener('abort', () => {
+            seen.push(`${request.task}: ${(request.signal.reason as Error)?.message}`);
+            reject(new Error('aborted by engram'));
+          });
+        });
+      const memory = await w.engramDemo.open({ name: `abort-${Math.random()}`, llm });
+      const controller = new AbortController();
+      const turn = memory.observe({ user: 'I moved to Porto', assistant: 'Noted!' }, { signal: controller.signal }).then(
+        () => null,
+        (e: { name: string; code: string; message: string }) => ({ name: e.name, code: e.code, message: e.message }),
+      );
+      await providerCalled;
+      controller.abort(new Error('the user left'));
+      const error = await turn;
+      // Let the provider's abort listener run: the abort crosses back from the worker.
+      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      const facts = await memory.facts.list({});
+      const { events, jobs } = await memory.activity();
+      await memory.close();
+      return { error, seen, facts: facts.length, events: events.length, jobs: jobs.length };
+    });
+    expect(outcome).toEqual({
+      error: { name: 'AbortError', code: 'ABORTED', message: expect.stringContaining('the user left') },
+      seen: ['extract: the user left'],
+      facts: 0,
+      events: 0,
+      jobs: 0,
+    });
+    expect(nonLocalHosts(watch.requests)).toEqual([]);
+    await context.close();
+  });
 });

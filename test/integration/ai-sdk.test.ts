@@ -2,8 +2,8 @@ import { APICallError, generateText, simulateReadableStream, streamText, wrapLan
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aiSdkProvider, approximateTokens, DEFAULT_MEMORY_HEADING, memoryMiddleware } from '../../src/ai/index.js';
-import { ProviderError, ValidationError, type LLMRequest, type Memory } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { ProviderError, ValidationError, type Embedder, type LLMRequest, type Memory } from '../../src/index.js';
+import { openMemory, realEmbedder } from '../support/memory.js';
 import { scriptedLLM } from '../support/scripted-llm.js';
 
 const memories: Memory[] = [];
@@ -269,6 +269,29 @@ describe('memoryMiddleware', () => {
       ['recall', 'ClosedError'],
       ['observe', 'ClosedError'],
     ]);
+  });
+
+  it("the model call's abortSignal ends the recall before it, and the abort is not reported as an error", async () => {
+    const model0 = await realEmbedder();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let hold = false;
+    const embedder: Embedder = { id: model0.id, dimension: model0.dimension, embed: async (texts) => (hold ? gate.then(() => model0.embed(texts)) : model0.embed(texts)) };
+    const memory = await open({ embedder });
+    await memory.facts.add({ userId: 'ana', text: porto });
+    hold = true;
+    const errors: string[] = [];
+    const model = replying('Hello.');
+    const middleware = memoryMiddleware({ memory, userId: 'ana', observe: false, onError: (error) => errors.push((error as Error).name) });
+    const controller = new AbortController();
+    const call = generateText({ model: wrapLanguageModel({ model, middleware }), prompt: 'Where do I live?', abortSignal: controller.signal }).catch((e: Error) => e);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the recall is now waiting for its embedding
+    controller.abort();
+    await call;
+    // The recall ended on the abort (its embedding still held), so no memory reached the prompt, and nothing was reported.
+    expect(errors).toEqual([]);
+    for (const { prompt } of model.doGenerateCalls) expect(JSON.stringify(prompt)).not.toContain(porto);
+    release();
   });
 
   it('refuses bad options with a ValidationError', () => {
