@@ -43,7 +43,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await chromium?.kill();
   await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (process.env.CRASH_KEEP) console.log('crash on disk: the profile is kept at', profile);
+  else if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 /** What happens at the kill moment of the current browser life. */
@@ -95,10 +96,19 @@ describe('crash on disk: the whole browser killed (Chromium, persistent profile)
       page = await launch(feed);
       // Before the engine opens: every acknowledged write is on disk, with its vector, and nothing is half-written.
       const raw = await readAfterCrash(page);
+      if (process.env.CRASH_VERBOSE) console.log(`life ${life}: refusals so far ${backingStoreRefusals}; episodes ${raw.episodes.length}, facts ${raw.facts.length}, acks ${feed.acks.size}, missing ${missingAcks(raw, feed.acks.values()).length}`);
       expect(consistencyProblems(raw)).toEqual([]);
       // FAILS INTERMITTENTLY (a real finding, not a flaky test): after "Internal error opening backing store" the
       // store that opens has lost acknowledged writes (20 of 20 after the first kill, 211 after the fourth, in two
       // runs on 23 Nov, with relaxed and with strict durability alike). One run in three passed all 6 kills.
+      // 24 Nov (CRASH_VERBOSE=1 shows Chromium's log): the relaunched browser logs "Failed to open LevelDB database …
+      // Corruption: checksum mismatch" or "Got corruption … Unknown corruption", refuses the first open, and then
+      // starts the origin's IndexedDB empty: Chromium deletes a backing store it finds corrupt. It is not the
+      // harness (every process of the group is gone first). 4 failing runs of 10 with engram's index snapshot on,
+      // 0 of 5 with `indexSnapshot: false`; payloads as ArrayBuffer instead of Blob, or 64-memory pages written one
+      // per transaction, did not stop it. A raw-IndexedDB script (no engram: small puts plus a 640 KB transaction
+      // every 15th) saw the database wiped in 7 and 4 of 19 relaunches, but a rewrite of it saw none; the trigger
+      // is not pinned down. CRASH_KEEP=1 keeps the profile for inspection.
       expect(missingAcks(raw, feed.acks.values()), 'acknowledged writes missing after a whole-browser SIGKILL').toEqual([]);
       await openCrashMemory(page, { name: DB, cap: CAP, holdJobs: false });
       // ... and recallable through the engine.

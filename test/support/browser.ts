@@ -82,7 +82,7 @@ export interface KillableChromium {
  * (`launchPersistentContext` gives no process handle to kill.)
  */
 export async function launchKillableChromium(userDataDir: string): Promise<KillableChromium> {
-  const child = spawn(CHROMIUM_PATH, [...CHROMIUM_ARGS, `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'], {
+  const child = spawn(CHROMIUM_PATH, [...CHROMIUM_ARGS, ...(process.env.CRASH_VERBOSE ? ['--enable-logging=stderr', '--v=0'] : []), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -101,6 +101,12 @@ export async function launchKillableChromium(userDataDir: string): Promise<Killa
       if (found) {
         child.stderr!.off('data', onData);
         child.stderr!.resume(); // keep draining, or Chromium blocks on a full pipe
+        // CRASH_VERBOSE: Chromium's own log lines about its IndexedDB backing store (where a corruption it found is named).
+        if (process.env.CRASH_VERBOSE) {
+          child.stderr!.on('data', (chunk: Buffer) => {
+            for (const line of chunk.toString().split('\n')) if (/indexed|leveldb|corrupt|backing/i.test(line)) console.log('[chromium]', line.slice(0, 300));
+          });
+        }
         resolve(found[1]!);
       }
     };
