@@ -69,8 +69,16 @@ export class LiveQuery<T> {
     return stop;
   }
 
-  /** The Observable interop point (RxJS `from(live)`, and others). */
+  /**
+   * The Observable interop point. RxJS `from(live)` looks up
+   * `Symbol.observable` when a polyfill defined it and the string
+   * `'@@observable'` otherwise; others use `Symbol.for('observable')`.
+   */
   [Symbol.for('observable')](): this {
+    return this;
+  }
+
+  ['@@observable'](): this {
     return this;
   }
 
@@ -128,4 +136,14 @@ export class LiveQuery<T> {
 function asEngramError(error: unknown): EngramError {
   if (error instanceof EngramError) return error;
   return new StorageError(`A live query failed: ${(error as Error)?.message ?? String(error)}`, {});
+}
+
+// Where a polyfill has defined `Symbol.observable`, the same interop point answers under it too.
+const observableSymbol = (Symbol as { observable?: symbol }).observable;
+if (typeof observableSymbol === 'symbol' && observableSymbol !== Symbol.for('observable')) {
+  Object.defineProperty(LiveQuery.prototype, observableSymbol, {
+    value(this: LiveQuery<unknown>) {
+      return this;
+    },
+  });
 }

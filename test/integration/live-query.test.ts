@@ -72,6 +72,8 @@ describe('memory.live()', () => {
     const [a] = await twoEngines();
     const recall = a.live({ recall: 'where does the user live?', options: { k: 3 } });
     const observable = (recall as unknown as Record<symbol, () => typeof recall>)[Symbol.for('observable')]!();
+    // RxJS's from() looks the interop point up as '@@observable' where no Symbol.observable polyfill exists.
+    expect((recall as unknown as Record<string, () => unknown>)['@@observable']!()).toBe(recall);
     const values: LiveSnapshot<unknown>[] = [];
     const subscription = observable.subscribe({ next: (v) => values.push(v) });
     await a.facts.add({ text: 'The user lives in Porto' });
