@@ -40,7 +40,9 @@ export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: 
   stopped.catch(() => undefined);
   const onAbort = () => {
     controller.abort(spec.signal?.reason);
-    stop(new ProviderError(`The ${spec.task} call was cancelled: engram is closing.`, { reason: 'cancelled' }));
+    // The signal is the engine closing or the app's own abort (observe's `signal`); its reason says which.
+    const why = spec.signal?.reason instanceof Error ? spec.signal.reason.message : 'engram is closing';
+    stop(new ProviderError(`The ${spec.task} call was cancelled: ${why}.`, { reason: 'cancelled' }));
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });
