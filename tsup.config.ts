@@ -1,3 +1,4 @@
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 
 /**
@@ -17,10 +18,24 @@ import { defineConfig } from 'tsup';
  *   optional peer dependency: browser apps get it from this bundle. It sits beside index.js because the
  *   SDK starts it with `new URL('./engine.worker.js', import.meta.url)`.
  */
+/**
+ * The SDK build leaves `import('./transformers.browser.js')`
+ * (src/embed/import-transformers.ts) to the browser bundle built below: the
+ * chunks of both builds sit side by side in dist/.
+ */
+const browserTransformersExternal: Plugin = {
+  name: 'browser-transformers-external',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/transformers\.browser\.js$/ }, () => ({ path: './transformers.browser.js', external: true }));
+  },
+};
+
 export default defineConfig([
   {
     entry: {
+      // The browser (and default) build, and the Node build (package.json's `node` condition), which adds the durable store.
       index: 'src/index.ts',
+      'index.node': 'src/index.node.ts',
       server: 'src/server.ts',
       ai: 'src/ai/index.ts',
       langchain: 'src/langchain/index.ts',
@@ -34,9 +49,10 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
+    esbuildPlugins: [browserTransformersExternal],
   },
   {
-    entry: { 'engine.worker': 'workers/engine.worker.ts' },
+    entry: { 'engine.worker': 'workers/engine.worker.ts', 'transformers.browser': 'src/embed/transformers.browser.ts' },
     format: ['esm'],
     platform: 'browser',
     noExternal: [/.*/],
@@ -47,6 +63,8 @@ export default defineConfig([
     treeshake: true,
     minify: true,
     publicDir: false,
+    // Browser bundles: src/embed/import-transformers.ts drops its Node branch.
+    define: { ENGRAM_BROWSER_BUNDLE: 'true' },
     // The .wasm, and onnxruntime-web's own bundle, which its glue names with
     // `new URL('ort.webgpu.bundle.min.mjs', import.meta.url)` for its (unused:
     // engram runs it single-threaded) thread workers: webpack fails the build

@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createMemory, type Memory, type MemoryOptions } from '../src/index.js';
+import { createMemory, type Memory, type MemoryOptions } from '../src/index.node.js';
 import { dataset } from './browser/page/dataset.js';
 import { insertFacts, memoryOptions, recallIds, VECTOR_ONLY } from './browser/peers/engram-calls.js';
 import { median, printTable } from './support.js';

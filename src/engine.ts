@@ -43,7 +43,7 @@ import { PATTERN_JOB, patternJobHandler, TaskStore, type CompletedTask, type Rel
 import type { TasksOptions } from './schema/task.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { deadline } from './timers.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
 export interface EngineConfig extends EngineSettings {

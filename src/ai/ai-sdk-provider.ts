@@ -1,5 +1,5 @@
 import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output, type LanguageModel } from 'ai';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../errors.js';
 import { networkFailure } from '../llm/http-errors.js';
 import { costOf } from '../llm/openai-compatible.js';

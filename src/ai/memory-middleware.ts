@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ObserveResult } from '../extract/observe.js';
 import type { Memory } from '../facade/memory.js';
 import type { FormatContextOptions } from '../recall/format-context.js';

@@ -14,7 +14,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createMemory, loadTransformersEmbedder, type Embedder, type Memory } from '../index.js';
+import { createMemory, loadTransformersEmbedder, type Embedder, type Memory } from '../index.node.js';
 import { EngramError } from '../errors.js';
 import { EngramDatabase } from '../store/database.js';
 import { openDurableStore } from '../store/durable/durable-store.js';

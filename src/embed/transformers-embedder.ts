@@ -1,5 +1,6 @@
 import { EmbedderError } from '../errors.js';
 import { embedInBatches } from './batch.js';
+import { importTransformers } from './import-transformers.js';
 import type { Embedder, ProgressListener } from './embedder.js';
 
 export interface TransformersEmbedderOptions {
@@ -107,22 +108,6 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
       }
     },
   };
-}
-
-/**
- * transformers.js is an optional peer dependency: engram's worker bundle
- * carries its own copy, so only Node and in-process pages need it installed.
- * A failed import (not installed, a chunk that 404s) is an EmbedderError.
- */
-async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
-  try {
-    return await import('@huggingface/transformers');
-  } catch (cause) {
-    throw new EmbedderError(
-      `The built-in embedder needs @huggingface/transformers, which could not be loaded (${(cause as Error)?.message ?? cause}). In Node, or in a page with \`worker: false\`, install it: \`npm install @huggingface/transformers\` (offline or in CI: \`ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers\`). Or pass your own \`embedder\`.`,
-      { reason: 'transformers-missing' },
-    );
-  }
 }
 
 /**

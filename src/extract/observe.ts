@@ -1,11 +1,12 @@
 import { throwIfCallerAborted } from '../jobs/call-aborts.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { LLMProvider } from '../llm/types.js';
-import { idSchema, userIdSchema, DEFAULT_USER_ID } from '../schema/common.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { observeInputSchema } from '../schema/observe-input.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from '../llm/call-llm.js';
 import { captureKey, captureRefusal, readCaptureState } from './capture.js';
@@ -15,18 +16,7 @@ import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
 
-const MAX_TURN_CHARS = 200_000;
-
-export const observeInputSchema = z
-  .object({
-    userId: userIdSchema.optional(),
-    sessionId: idSchema.optional(),
-    user: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
-    assistant: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
-  })
-  .strict()
-  .refine((i) => i.user.trim().length > 0 || i.assistant.trim().length > 0, { message: 'user and assistant are both empty', path: ['user'] });
-export type ObserveInput = z.input<typeof observeInputSchema>;
+export { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
 
 /** Why `observe()` stored nothing from the LLM (or skipped the episode). */
 export type ObserveReason =

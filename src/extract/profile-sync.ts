@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
 import { profileFieldsSchema, profileOf, type ProfileRecord } from '../schema/profile.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { factCategorySchema } from '../schema/fact.js';
 
 /** One fact as stage 1 extracts it. */

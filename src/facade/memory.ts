@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isEmbedder } from '../embed/embedder.js';
 import type { EngineConfig, ImportSummary, RecallHit } from '../engine.js';
 import { ClosedError, ValidationError } from '../errors.js';
@@ -32,11 +32,13 @@ import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
 import { taskContextSchema, taskQuerySchema, taskStartSchema, type PatternRecord, type StepRecord, type TaskContext, type TaskQuery, type TaskRecord, type TaskStart } from '../schema/task.js';
 import type { ChangeEvent, EngramEvent, EngramEventType, EventListener } from '../telemetry/events.js';
 import { describeProvider } from '../llm/descriptor.js';
-import { observeInputSchema, type ObserveInput, type ObserveResult } from '../extract/observe.js';
-import { closeEpisodeOptionsSchema, type CloseEpisodeOptions, type CloseEpisodeResult } from '../lifecycle/close-episode.js';
+import type { ObserveResult } from '../extract/observe.js';
+import { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
+import type { CloseEpisodeResult } from '../lifecycle/close-episode.js';
+import { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
 import type { EventRecord, JobRecord } from '../schema/records.js';
-import { openDurableFor } from '../store/durable/for-memory.js';
+import { noDirectory, type DurableOpener } from './durable-opener.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
@@ -79,8 +81,8 @@ export class Memory {
     private readonly taskBuffering: { flushAt: number; flushIntervalMs: number },
   ) {}
 
-  /** @internal use `createMemory()` */
-  static async create(options: MemoryOptions): Promise<Memory> {
+  /** @internal use `createMemory()`; `openDurable` is the build's (see ./durable-opener.ts). */
+  static async create(options: MemoryOptions, openDurable: DurableOpener = noDirectory): Promise<Memory> {
     const opts = parseInput(memoryOptionsSchema, options, 'createMemory', { copy: false }) as MemoryOptions;
     const emitter = new Emitter();
     const config: EngineConfig = {
@@ -97,7 +99,7 @@ export class Memory {
     const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
     const buffering = { flushAt: opts.tasks?.flushAt ?? 50, flushIntervalMs: opts.tasks?.flushIntervalMs ?? 5000 };
 
-    const durable = await openDurableFor({ ...opts, inProcess: !useWorker(opts.worker) });
+    const durable = await openDurable({ ...opts, inProcess: !useWorker(opts.worker) });
     if (!useWorker(opts.worker)) {
       const indexedDB = durable?.indexedDB ?? opts.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
       if (!indexedDB) {
@@ -417,7 +419,10 @@ function useWorker(option: MemoryOptions['worker']): boolean {
   return option !== false;
 }
 
-/** Opens (or creates) a memory. See `MemoryOptions` for every option and its default. */
+/**
+ * Opens (or creates) a memory. See `MemoryOptions` for every option and its
+ * default. (engram's Node build adds `directory`: ./create-memory-node.ts.)
+ */
 export function createMemory(options: MemoryOptions): Promise<Memory> {
   return Memory.create(options);
 }

@@ -1,7 +1,7 @@
 import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/manager';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RecallHit } from '../engine.js';
 import type { Memory } from '../facade/memory.js';
 import type { RecallOptions } from '../schema/query.js';

@@ -1,20 +1,14 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { CallFailure } from '../llm/call-llm.js';
 import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from './episode-metadata.js';
 import type { LLMProvider } from '../llm/types.js';
-import { timestampSchema } from '../schema/common.js';
+import type { closeEpisodeOptionsSchema } from '../schema/close-episode-options.js';
 import type { Episode } from '../schema/episode.js';
 import { toStorageError } from '../store/transaction-errors.js';
 
-export const closeEpisodeOptionsSchema = z
-  .object({
-    /** When the episode ended; by default now, unless the episode already records an end after its start. */
-    endedAt: timestampSchema.optional(),
-  })
-  .strict();
-export type CloseEpisodeOptions = z.input<typeof closeEpisodeOptionsSchema>;
+export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
 
 /** Why the structured metadata was not extracted (the episode was closed anyway). */
 export type CloseEpisodeReason = 'no_llm' | `metadata_${CallFailure}`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LLMProvider } from '../llm/types.js';
 import { episodeIndexText, outcomeStatusSchema, type Episode } from '../schema/episode.js';
 import { callLLM, type CallFailure } from '../llm/call-llm.js';

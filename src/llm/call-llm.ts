@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../errors.js';
 import type { LLMProvider } from './types.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { withDescriptor } from './descriptor.js';

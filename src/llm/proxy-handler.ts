@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngramError, ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { openAICompatible, openAICompatibleOptionsSchema } from './openai-compatible.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ImportError } from '../errors.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';

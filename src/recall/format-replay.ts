@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Episode } from '../schema/episode.js';
 import { timestampSchema } from '../schema/common.js';
 import { parseInput } from '../schema/parse.js';

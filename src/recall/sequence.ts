@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Episode } from '../schema/episode.js';
 import { userIdSchema } from '../schema/common.js';
 

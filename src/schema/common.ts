@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Ids are opaque strings chosen by engram (or by the app). They are bounded and

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Conversational extraction (stage 1 and stage 2). */
 export const extractionOptionsSchema = z

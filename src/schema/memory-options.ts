@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
 import { rankingOptionsSchema } from '../search/ranking.js';
 import { embedderOptionsSchema, engineSettingsSchema, indexSnapshotOptionsSchema, lifecycleOptionsSchema } from './options.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { rankingOptionsSchema } from '../search/ranking.js';
 
 /** Transformers.js embedder settings (the default embedder). */

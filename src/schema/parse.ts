@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
 

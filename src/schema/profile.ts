@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isValidTimeZone } from './time-zone.js';
 import { timestampSchema, userIdSchema } from './common.js';
 

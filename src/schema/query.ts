@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { idSchema, memoryTypeSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 import { episodeStateSchema, outcomeStatusSchema } from './episode.js';
 import { embeddingSchema, factCategorySchema } from './fact.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemory } from '../../src/index.js';
+import { createMemory } from '../../src/index.node.js';
 import { MODEL, MODEL_PATH, realEmbedder } from '../support/memory.js';
 
 // Needs dist/ (npx tsup): this runs the CLI as `npx engram` runs it, from package.json "bin".

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemory } from '../../src/index.js';
+import { createMemory } from '../../src/index.node.js';
 import { EngramDatabase } from '../../src/store/database.js';
 import { openDurableStore } from '../../src/store/durable/durable-store.js';
 import { hashEmbedder } from '../support/hash-embedder.mjs';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemory, StoreLockedError } from '../../src/index.js';
+import { createMemory, StoreLockedError } from '../../src/index.node.js';
 import { hashEmbedder } from '../support/hash-embedder.mjs';
 
 // Needs dist/ (npx tsup): the child runs the built package.

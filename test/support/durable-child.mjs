@@ -5,7 +5,7 @@
  *   node durable-child.mjs open <dir>           opens the store, prints "opened" or the error's code and pid, waits for stdin to close
  *   node durable-child.mjs add <dir> <text>     adds one fact, closes, prints its id
  */
-import { createMemory } from '../../dist/index.js';
+import { createMemory } from 'engram'; // the package's own exports: Node picks the `node` condition (dist/index.node.js)
 import { hashEmbedder } from './hash-embedder.mjs';
 
 const [mode, directory, arg] = process.argv.slice(2);

@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { idSchema, userIdSchema } from './common.js';
+
+/** One turn's size limit per side: far beyond any chat turn, well below what would stall the extraction call. */
+const MAX_TURN_CHARS = 200_000;
+
+/** What `memory.observe()` takes: one conversation turn (see src/extract/observe.ts). */
+export const observeInputSchema = z
+  .object({
+    userId: userIdSchema.optional(),
+    sessionId: idSchema.optional(),
+    user: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
+    assistant: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
+  })
+  .strict()
+  .refine((i) => i.user.trim().length > 0 || i.assistant.trim().length > 0, { message: 'user and assistant are both empty', path: ['user'] });
+export type ObserveInput = z.input<typeof observeInputSchema>;
