@@ -137,9 +137,14 @@ for (const example of selected) {
     const result = await page.evaluate(() => (window as unknown as { exampleResult: { top?: string; error?: string } }).exampleResult);
     // The page's own scripts (not the worker's): what a worker-mode app pays on its main thread.
     const pageScripts = await page.evaluate(() =>
-      performance.getEntriesByType('resource').map((e) => e.name).filter((name) => /\.m?js(\?|$)/.test(name) && !/engine\.worker|transformers|ort-wasm/.test(name)),
+      (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+        // The worker's own script is fetched for `new Worker()` (initiator "other"): it runs off the main thread.
+        .filter((e) => /\.m?js(\?|$)/.test(e.name) && e.initiatorType !== 'other' && !/engine\.worker|transformers|ort-wasm/.test(e.name))
+        .map((e) => e.name),
     );
-    const gzip = started.folder ? pageScripts.reduce((sum, url) => sum + gzipSync(readFileSync(`${started.folder}${new URL(url).pathname.slice(1)}`)).length, 0) : undefined;
+    const sizes = started.folder ? pageScripts.map((url) => ({ url: new URL(url).pathname, gzip: gzipSync(readFileSync(`${started.folder}${new URL(url).pathname.slice(1)}`)).length })) : [];
+    const gzip = started.folder ? sizes.reduce((sum, s) => sum + s.gzip, 0) : undefined;
+    if (process.env.EXAMPLES_VERBOSE) console.log(example.name, sizes, watch.requests.map((r) => new URL(r).pathname));
     const problems = [
       result.top === EXPECTED_TOP ? '' : `top hit ${JSON.stringify(result.top ?? result.error)}, expected ${JSON.stringify(EXPECTED_TOP)}`,
       watch.errors.length ? `console errors: ${watch.errors.join(' | ')}` : '',

@@ -19,6 +19,14 @@ export interface TransformersEmbedderOptions {
    * bundler emitted beside engram's worker (never a CDN).
    */
   wasmPaths?: string;
+  /**
+   * 'auto' (the default): a local static model (Model2Vec and the like: a
+   * token table, no transformer layers) embeds with its tokenizer and its
+   * table read directly, without starting the ONNX runtime; the vectors are
+   * the pipeline's. Other models run on the ONNX runtime. 'onnx': always the
+   * ONNX runtime.
+   */
+  runtime?: 'auto' | 'onnx';
 }
 
 export const DEFAULT_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -34,8 +42,11 @@ type FeatureExtractor = (
 let loadQueue: Promise<unknown> = Promise.resolve();
 
 /**
- * Loads a transformers.js feature-extraction pipeline (mean pooling,
- * normalised) and measures its dimension by embedding a probe sentence.
+ * Loads an embedding model and measures its dimension by embedding a probe
+ * sentence: a local static model (a token table, like the offline
+ * potion-base-4M) from its files directly (./static/), any other model as a
+ * transformers.js feature-extraction pipeline (mean pooling, normalised).
+ * Both give the same vectors for a static model.
  */
 export async function loadTransformersEmbedder(
   options: TransformersEmbedderOptions = {},
@@ -53,45 +64,22 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
-  const transformers = await importTransformers();
-  const { env } = transformers;
-  env.allowRemoteModels = allowRemoteModels;
-  if (localModelPath !== undefined) {
-    env.allowLocalModels = true;
-    env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
+  const staticModel =
+    (options.runtime ?? 'auto') === 'auto' && localModelPath !== undefined ? await (await import('./static/static-model.js')).loadStaticModel(localModelPath, model, dtype) : undefined;
+  let embedBatch: (batch: string[]) => Promise<Float32Array[]>;
+  if (staticModel) {
+    // A static model: its tokenizer and table, no transformers.js, no ONNX runtime.
+    onProgress?.({ phase: 'model', progress: 1, message: `model ${model} ready (static table, ${staticModel.vocabularySize} tokens)` });
+    embedBatch = staticModel.embedBatch;
+  } else {
+    const extractor = await loadPipeline(model, dtype, localModelPath, allowRemoteModels, options.wasmPaths, onProgress);
+    embedBatch = async (batch) => {
+      const output = await extractor(batch, { pooling: 'mean', normalize: true });
+      const dimension = output.dims[output.dims.length - 1]!;
+      // Copy each row out: the tensor's buffer is reused/freed by the runtime.
+      return batch.map((_, i) => output.data.slice(i * dimension, (i + 1) * dimension));
+    };
   }
-  const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
-  // transformers.js points onnxruntime-web at a public CDN when it loads. Without
-  // that, onnxruntime-web uses its own glue and the `.wasm` it references with
-  // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
-  if (wasm) wasm.wasmPaths = options.wasmPaths;
-
-  let extractor: FeatureExtractor;
-  try {
-    extractor = (await transformers.pipeline('feature-extraction', model, {
-      dtype,
-      progress_callback: (p: { status: string; file?: string; progress?: number; loaded?: number; total?: number }) => {
-        if (!onProgress) return;
-        if (p.status === 'progress') {
-          onProgress({ phase: 'model', file: p.file, loaded: p.loaded, total: p.total, progress: (p.progress ?? 0) / 100 });
-        } else if (p.status === 'ready') {
-          onProgress({ phase: 'model', progress: 1, message: `model ${model} ready` });
-        }
-      },
-    })) as unknown as FeatureExtractor;
-  } catch (cause) {
-    throw new EmbedderError(
-      `Could not load embedding model "${model}"${localModelPath ? ` from "${localModelPath}"` : ''}: ${(cause as Error)?.message ?? cause}`,
-      { model, localModelPath, allowRemoteModels },
-    );
-  }
-
-  const embedBatch = async (batch: string[]): Promise<Float32Array[]> => {
-    const output = await extractor(batch, { pooling: 'mean', normalize: true });
-    const dimension = output.dims[output.dims.length - 1]!;
-    // Copy each row out: the tensor's buffer is reused/freed by the runtime.
-    return batch.map((_, i) => output.data.slice(i * dimension, (i + 1) * dimension));
-  };
 
   const [probe] = await embedBatch(['dimension probe']);
   const dimension = probe!.length;
@@ -108,6 +96,48 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
       }
     },
   };
+}
+
+/** The ONNX runtime path: transformers.js's feature-extraction pipeline. */
+async function loadPipeline(
+  model: string,
+  dtype: NonNullable<TransformersEmbedderOptions['dtype']>,
+  localModelPath: string | undefined,
+  allowRemoteModels: boolean,
+  wasmPaths: string | undefined,
+  onProgress: ProgressListener | undefined,
+): Promise<FeatureExtractor> {
+  const transformers = await importTransformers();
+  const { env } = transformers;
+  env.allowRemoteModels = allowRemoteModels;
+  if (localModelPath !== undefined) {
+    env.allowLocalModels = true;
+    env.localModelPath = sameOriginPath(localModelPath.endsWith('/') ? localModelPath : `${localModelPath}/`);
+  }
+  const wasm = env.backends?.onnx?.wasm as { wasmPaths?: unknown } | undefined;
+  // transformers.js points onnxruntime-web at a public CDN when it loads. Without
+  // that, onnxruntime-web uses its own glue and the `.wasm` it references with
+  // `new URL(..., import.meta.url)`, which bundlers emit into the app: same origin.
+  if (wasm) wasm.wasmPaths = wasmPaths;
+
+  try {
+    return (await transformers.pipeline('feature-extraction', model, {
+      dtype,
+      progress_callback: (p: { status: string; file?: string; progress?: number; loaded?: number; total?: number }) => {
+        if (!onProgress) return;
+        if (p.status === 'progress') {
+          onProgress({ phase: 'model', file: p.file, loaded: p.loaded, total: p.total, progress: (p.progress ?? 0) / 100 });
+        } else if (p.status === 'ready') {
+          onProgress({ phase: 'model', progress: 1, message: `model ${model} ready` });
+        }
+      },
+    })) as unknown as FeatureExtractor;
+  } catch (cause) {
+    throw new EmbedderError(
+      `Could not load embedding model "${model}"${localModelPath ? ` from "${localModelPath}"` : ''}: ${(cause as Error)?.message ?? cause}`,
+      { model, localModelPath, allowRemoteModels },
+    );
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ export const embedderOptionsSchema = z
     dtype: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16']).optional(),
     batchSize: z.number().int().min(1).max(1024).optional(),
     wasmPaths: z.string().min(1).max(2000).optional(),
+    runtime: z.enum(['auto', 'onnx']).optional(),
   })
   .strict();
 export type EmbedderOptions = z.input<typeof embedderOptionsSchema>;

@@ -15,5 +15,6 @@ const embedder = {
   allowRemoteModels: false,
   wasmPaths: `${location.origin}/ort/`,
 };
-const open = (options: Omit<MemoryOptions, 'embedder'>) => createMemory({ embedder, ...options });
+/** `embedderOverrides`: e.g. `{ runtime: 'onnx' }` (bench/browser/model-start.ts compares the two runtimes). */
+const open = (options: Omit<MemoryOptions, 'embedder'>, embedderOverrides: Record<string, unknown> = {}) => createMemory({ embedder: { ...embedder, ...embedderOverrides }, ...options });
 (window as unknown as { engramDemo: unknown }).engramDemo = { ready: true, open };

@@ -1,0 +1,36 @@
+import { readModelFile } from '../read-model-file.js';
+import { readOnnxGraph } from './onnx-reader.js';
+import { staticTableFrom, type StaticTable } from './static-table.js';
+
+/** transformers.js's file suffix per dtype (onnx/model<suffix>.onnx). */
+const ONNX_SUFFIX: Record<string, string> = { fp32: '', fp16: '_fp16', q8: '_quantized', int8: '_int8', uint8: '_uint8', q4: '_q4', bnb4: '_bnb4', q4f16: '_q4f16' };
+
+/** Config keys that say the model has transformer layers: then it is not a table, and its ONNX file is not read here. */
+const LAYER_KEYS = ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers'];
+
+/**
+ * The table of a local static embedding model, read from the ONNX file the
+ * pipeline would load for `dtype`; `undefined` for any other model (a
+ * transformer, a file that cannot be read or parsed), which then loads on the
+ * ONNX runtime as before.
+ */
+export async function readStaticTable(localModelPath: string, model: string, dtype: string): Promise<StaticTable | undefined> {
+  const configBytes = await readModelFile(localModelPath, model, 'config.json').catch(() => undefined);
+  if (!configBytes) return undefined;
+  let config: Record<string, unknown>;
+  try {
+    config = JSON.parse(new TextDecoder().decode(configBytes)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (LAYER_KEYS.some((key) => key in config)) return undefined;
+  const suffix = ONNX_SUFFIX[dtype];
+  if (suffix === undefined) return undefined;
+  const onnx = await readModelFile(localModelPath, model, `onnx/model${suffix}.onnx`).catch(() => undefined);
+  if (!onnx) return undefined;
+  try {
+    return staticTableFrom(readOnnxGraph(onnx));
+  } catch {
+    return undefined;
+  }
+}
