@@ -6,6 +6,25 @@ describe('tokenize', () => {
   it('lower-cases, drops stop words and stems', () => {
     expect(tokenize('The Paintings were PAINTED in Porto!')).toEqual(['paint', 'paint', 'porto']);
   });
+
+  it('splits Chinese and Japanese into words (Intl.Segmenter), not one clause-long token', () => {
+    expect(tokenize('这是一个中文句子。我喜欢喝茶')).toEqual(['这', '是', '一个', '中文', '句子', '我', '喜欢', '喝茶']);
+    expect(tokenize('東京で寿司を食べました。')).toEqual(expect.arrayContaining(['東京', '寿司']));
+    // A long unspaced run is not dropped as one over-long token.
+    expect(tokenize('東京で寿司を食べました'.repeat(8)).length).toBeGreaterThan(16);
+  });
+
+  it('folds Latin diacritics, keeps marks that belong to other scripts, and stems only English words', () => {
+    expect(tokenize('Zürich café São Paulo')).toEqual(['zurich', 'cafe', 'sao', 'paulo']);
+    expect(tokenize('Zurich cafe')).toEqual(['zurich', 'cafe']);
+    // Combining characters typed separately (NFD) are the same terms as precomposed ones.
+    expect(tokenize('Zu\u0308rich')).toEqual(['zurich']);
+    // The Japanese voiced mark and Devanagari vowel signs are part of their words.
+    expect(tokenize('が か')).toEqual(['が', 'か']);
+    expect(tokenize('हिन्दी भाषा')).toEqual(['हिन्दी', 'भाषा']);
+    // The Porter stemmer would mangle non-English words; they are kept whole.
+    expect(tokenize('Ærøskøbing')).toEqual(['ærøskøbing']);
+  });
 });
 
 describe('KeywordIndex (BM25+)', () => {
