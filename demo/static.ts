@@ -12,6 +12,7 @@ const TYPES: Record<string, string> = {
   '.onnx': 'application/octet-stream',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json',
   '.map': 'application/json',
 };
 

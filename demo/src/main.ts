@@ -26,7 +26,10 @@ function setStatus(text: string, warn = false): void {
 async function boot(): Promise<void> {
   setStatus('Loading the embedding model…');
   progress.hidden = false;
-  const config = (await (await fetch('/api/config')).json()) as { llm: boolean; model: string | null };
+  // Offline (an installed PWA with no network), the server's config is out of reach: run without an LLM.
+  const config = (await fetch('/api/config')
+    .then((response) => response.json())
+    .catch(() => ({ llm: false, model: null }))) as { llm: boolean; model: string | null };
   configureProxy(config.llm);
 
   const embedder = {
@@ -123,6 +126,11 @@ async function boot(): Promise<void> {
   // `open` lets browser tests open memories of their own (other names, settings) on the same worker path and model.
   const open = (options: Omit<MemoryOptions, 'embedder'>) => createMemory({ embedder, ...options });
   (window as unknown as { engramDemo: unknown }).engramDemo = { memory, ready: true, open };
+}
+
+// Offline after the first visit: the service worker (demo/service-worker.js) keeps the app's files.
+if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+  navigator.serviceWorker.register('/sw.js').catch((error: unknown) => console.warn('engram demo: no offline support:', error));
 }
 
 boot().catch((error: unknown) => {
