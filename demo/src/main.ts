@@ -54,10 +54,14 @@ async function boot(): Promise<void> {
   });
   progress.hidden = true;
   const info = await memory.info();
-  setStatus(
-    config.llm ? `Ready · LLM: ${config.model} via this server's proxy · ${info.indexed} memories` : `Ready · no LLM configured (offline mode) · ${info.indexed} memories`,
-    !config.llm,
-  );
+  setStatus(config.llm ? `Ready · LLM: ${config.model} via this server's proxy` : 'Ready · no LLM configured (offline mode)', !config.llm);
+  // The count follows the store (every change redraws it), not the number at start-up.
+  const count = $('count');
+  const showCount = async () => {
+    const n = (await memory.info()).indexed;
+    count.textContent = `${n} ${n === 1 ? 'memory' : 'memories'}`;
+  };
+  count.textContent = `${info.indexed} ${info.indexed === 1 ? 'memory' : 'memories'}`;
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let activeTab = 'Facts';
@@ -82,7 +86,10 @@ async function boot(): Promise<void> {
     refresh: () => {
       clearTimeout(timer);
       // Recall explorer keeps its query; other tabs redraw from the store.
-      timer = setTimeout(() => void (activeTab === 'Recall' ? undefined : draw()), 50);
+      timer = setTimeout(() => {
+        void showCount();
+        if (activeTab !== 'Recall') void draw();
+      }, 50);
     },
   };
   memory.on('change', () => app.refresh());

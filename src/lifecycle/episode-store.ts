@@ -12,6 +12,8 @@ import { chainOf } from './chaining.js';
 import { deleteEpisodesInTx } from './eviction.js';
 
 const STATE_ORDER: readonly Episode['state'][] = ['active', 'summarized', 'archived'];
+/** Tagged episodes a replay reads at most (it returns `limit` of them, oldest first). */
+const MAX_TAGGED = 1000;
 
 /**
  * Episodes, engine side, beyond writing a new one (write-episode.ts) and
@@ -100,23 +102,38 @@ export class EpisodeStore {
     return kids.sort((a, b) => a.startedAt - b.startedAt);
   }
 
-  /** Chronological replay of a topic (see recall/sequence.ts). */
+  /**
+   * Chronological replay of a topic (see recall/sequence.ts). An episode
+   * tagged with the topic itself ("ci" for the topic "ci") belongs to it
+   * whatever its similarity: a short topic embeds poorly and may appear in no
+   * episode's text, but its tag says what the episode is about.
+   */
   async sequence(topic: string, options: SequenceOptions = {}): Promise<Episode[]> {
     const { ctx } = this;
     const limit = options.limit ?? 10;
     const [vector] = await embedTexts(ctx, [topic]);
-    const hits = ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: topic }, {
+    const userId = options.userId ?? DEFAULT_USER_ID;
+    const hits = ctx.index.search(userId, { vector: vector!, text: topic }, {
       k: 2 * limit,
       types: ['episode'],
       includeArchived: options.includeArchived,
       ranking: ctx.ranking,
       now: ctx.now(),
     });
-    const episodes = await ctx.db.episodes.bulkGet(hits.map((h) => h.id));
-    const candidates = hits.flatMap((hit, i) => {
-      const episode = episodes[i];
-      return episode ? [{ episode, similarity: hit.parts.similarity }] : [];
+    // Tagged with the topic, in any letter case (the tags index is multi-entry); archived ones as recall treats them.
+    const taggedEpisodes = (await ctx.db.episodes.where('tags').equalsIgnoreCase(topic.trim()).limit(MAX_TAGGED).toArray()).filter((e) => {
+      const doc = ctx.index.doc(e.id);
+      return e.userId === userId && doc !== undefined && (options.includeArchived === true || !doc.archived);
     });
+    const tagged = new Set(taggedEpisodes.map((e) => e.id));
+    const episodes = await ctx.db.episodes.bulkGet(hits.map((h) => h.id));
+    const candidates = [
+      ...taggedEpisodes.map((episode) => ({ episode, similarity: 1, tagged: true })),
+      ...hits.flatMap((hit, i) => {
+        const episode = episodes[i];
+        return episode && !tagged.has(hit.id) ? [{ episode, similarity: hit.parts.similarity }] : [];
+      }),
+    ];
     return orderSequence(candidates, limit, options.minRelevance ?? 0.5);
   }
 }

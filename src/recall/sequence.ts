@@ -7,7 +7,7 @@ export const sequenceOptionsSchema = z
     userId: userIdSchema.optional(),
     /** At most this many episodes (default 10). */
     limit: z.number().int().min(1).max(1000).optional(),
-    /** Cosine similarity an episode must exceed to belong to the topic (default 0.5). */
+    /** Relevance an episode must exceed to belong to the topic (default 0.5); episodes tagged with the topic always belong. */
     minRelevance: z.number().min(-1).max(1).optional(),
     includeArchived: z.boolean().optional(),
   })
@@ -15,13 +15,14 @@ export const sequenceOptionsSchema = z
 export type SequenceOptions = z.input<typeof sequenceOptionsSchema>;
 
 /**
- * Chronological replay of a topic: take 2 × limit candidates by relevance,
- * keep those whose similarity to the topic exceeds `minRelevance`, order by
- * start time (oldest first) and return at most `limit`.
+ * Chronological replay of a topic: take 2 × limit candidates by relevance
+ * (and those tagged with the topic), keep those whose similarity to the topic
+ * exceeds `minRelevance` or that carry the topic as a tag, order by start
+ * time (oldest first) and return at most `limit`.
  */
-export function orderSequence(candidates: { episode: Episode; similarity: number }[], limit: number, minRelevance: number): Episode[] {
+export function orderSequence(candidates: { episode: Episode; similarity: number; tagged?: boolean }[], limit: number, minRelevance: number): Episode[] {
   return candidates
-    .filter((c) => c.similarity > minRelevance)
+    .filter((c) => c.tagged === true || c.similarity > minRelevance)
     .map((c) => c.episode)
     .sort((a, b) => a.startedAt - b.startedAt || a.createdAt - b.createdAt)
     .slice(0, limit);

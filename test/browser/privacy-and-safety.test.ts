@@ -67,7 +67,8 @@ describe('privacy and safety of the demo page', () => {
     // Privacy: only localhost, only what the demo serves. The worker's own requests are in this log too.
     expect(foreignHosts).toEqual([]);
     expect(paths.some((p) => p.startsWith('/models/'))).toBe(true);
-    const served = /^\/($|index\.html$|assets\/|models\/|ort\/|api\/config$)/;
+    // (sw.js, manifest.webmanifest and icon.svg: the offline PWA's own files.)
+    const served = /^\/($|index\.html$|assets\/|models\/|ort\/|api\/config$|sw\.js$|manifest\.webmanifest$|icon\.svg$)/;
     expect(paths.filter((p) => !served.test(p))).toEqual([]);
     // Offline mode: the LLM endpoint was never called.
     expect(paths).not.toContain('/api/llm');

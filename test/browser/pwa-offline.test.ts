@@ -33,7 +33,7 @@ describe('offline PWA (Chromium)', () => {
     await page.goto(server.url);
     await waitDemoReady(page);
     // The service worker is installed (its precache written) and controls the page.
-    const caches = await page.evaluate(async () => {
+    const cacheNames = await page.evaluate(async () => {
       const controlled = async () => {
         await navigator.serviceWorker.ready;
         if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
@@ -43,7 +43,7 @@ describe('offline PWA (Chromium)', () => {
       const inTime = await Promise.race([controlled(), new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000))]);
       return inTime ? (await globalThis.caches.keys()).sort() : ['no service worker took control within 30 s'];
     });
-    expect(caches).toEqual(expect.arrayContaining(['engram-models', expect.stringMatching(/^engram-demo-[0-9a-f]{12}$/)]));
+    expect(cacheNames).toEqual(expect.arrayContaining(['engram-models', expect.stringMatching(/^engram-demo-[0-9a-f]{12}$/)]));
     expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.active?.scriptURL)).toBe(`${server.url}sw.js`);
     // The manifest that makes it installable is served and names the start page.
     expect(await page.evaluate(async () => (await (await fetch('/manifest.webmanifest')).json()).start_url)).toBe('/');
@@ -60,7 +60,7 @@ describe('offline PWA (Chromium)', () => {
       });
       expect(hits[0]).toBe('The user plays the cello in an amateur orchestra');
       // The model files came from engram's cache, not the network (there is none).
-      expect(await page.evaluate(async () => (await (await caches.open('engram-models')).keys()).map((r) => new URL(r.url).pathname).sort())).toEqual([
+      expect(await page.evaluate(async () => (await (await globalThis.caches.open("engram-models")).keys()).map((r) => new URL(r.url).pathname).sort())).toEqual([
         '/models/minishlab/potion-base-4M-int8/config.json',
         '/models/minishlab/potion-base-4M-int8/onnx/model_quantized.onnx',
         '/models/minishlab/potion-base-4M-int8/tokenizer.json',

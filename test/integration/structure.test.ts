@@ -73,4 +73,18 @@ describe('chronological replay', () => {
       ].join('\n'),
     );
   });
+
+  it('a short topic replays the episodes tagged with it, in order, even when no text mentions it', async () => {
+    m = await openMemory({ lifecycle: { dedupThreshold: 0, chainThreshold: 1 } });
+    const second = await m.episodes.add({ goal: 'Made the test job cache its dependencies', outcome: 'Builds took 4 minutes instead of 11', startedAt: t0 + DAY, tags: ['ci'] });
+    const first = await m.episodes.add({ goal: 'Moved the build pipeline to a new runner', startedAt: t0, tags: ['CI', 'infra'] });
+    await m.episodes.add({ goal: 'Planned the garden beds for spring', startedAt: t0 + 2 * DAY, tags: ['garden'] });
+    // Tags match in any letter case; the garden episode is not on the topic.
+    expect((await m.episodes.sequence('ci')).map((e) => e.id)).toEqual([first.id, second.id]);
+    expect((await m.episodes.sequence(' CI ')).map((e) => e.id)).toEqual([first.id, second.id]);
+    expect((await m.episodes.sequence('ci', { limit: 1 })).map((e) => e.id)).toEqual([first.id]);
+    // Another user's episode tagged "ci" is not replayed.
+    await m.episodes.add({ userId: 'other', goal: 'Their pipeline', tags: ['ci'] });
+    expect((await m.episodes.sequence('ci')).map((e) => e.id)).toEqual([first.id, second.id]);
+  });
 });

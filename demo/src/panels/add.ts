@@ -1,9 +1,14 @@
 import type { App } from '../app.js';
 import { h, mount } from '../dom.js';
 
-/** Add a fact or an episode by hand. */
+const CATEGORIES = ['preference', 'profile', 'goal', 'relationship', 'skill', 'other'] as const;
+
+/** Add a fact (with its category) or an episode by hand. */
 export function addPanel(root: HTMLElement, app: App): void {
-  const kind = h('select', { id: 'add-kind' }, h('option', { value: 'fact' }, 'fact'), h('option', { value: 'episode' }, 'episode'));
+  const kind = h('select', { id: 'add-kind', onchange: () => (category.hidden = kind.value !== 'fact') }, h('option', { value: 'fact' }, 'fact'), h('option', { value: 'episode' }, 'episode'));
+  // Facts merge with a near-identical current fact of the same category: choosing it lets a hand-added
+  // fact update the one the conversation produced instead of standing beside it.
+  const category = h('select', { id: 'add-category', 'aria-label': 'category' }, ...CATEGORIES.map((c) => h('option', { value: c }, c)));
   const text = h('textarea', { id: 'add-text', rows: 2, placeholder: 'e.g. The user is vegetarian.' });
   const tags = h('input', { id: 'add-tags', placeholder: 'tags, comma separated' });
   const pinned = h('input', { id: 'add-pinned', type: 'checkbox' });
@@ -14,7 +19,7 @@ export function addPanel(root: HTMLElement, app: App): void {
       error.textContent = '';
       const common = { userId: app.userId(), text: text.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean), pinned: pinned.checked };
       try {
-        if (kind.value === 'fact') await app.memory.facts.add(common);
+        if (kind.value === 'fact') await app.memory.facts.add({ ...common, category: category.value as (typeof CATEGORIES)[number] });
         else await app.memory.episodes.add(common);
         text.value = '';
         app.refresh();
@@ -23,5 +28,5 @@ export function addPanel(root: HTMLElement, app: App): void {
       }
     },
   }, 'Add memory');
-  mount(root, h('h2', {}, 'Add a memory'), h('div', { class: 'flex' }, kind, h('label', {}, pinned, ' pinned')), text, tags, h('div', { class: 'flex' }, add), error);
+  mount(root, h('h2', {}, 'Add a memory'), h('div', { class: 'flex' }, kind, category, h('label', {}, pinned, ' pinned')), text, tags, h('div', { class: 'flex' }, add), error);
 }
