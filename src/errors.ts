@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'IMPORT'
   | 'LOCKED'
   | 'WORKER_START'
-  | 'ABORTED';
+  | 'ABORTED'
+  | 'CONTEXT';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -30,6 +31,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   LOCKED: 'StoreLockedError',
   WORKER_START: 'WorkerStartError',
   ABORTED: 'AbortError',
+  CONTEXT: 'ContextError',
 };
 
 export interface ValidationIssue {
@@ -158,6 +160,20 @@ export class AbortError extends EngramError {
   }
 }
 
+/**
+ * engram was started where its data would land in the wrong hands: in a
+ * browser extension's content script, IndexedDB belongs to the visited
+ * page's origin, so that website could read the memories. `context` names
+ * where it was started.
+ */
+export class ContextError extends EngramError {
+  readonly context: 'content-script';
+  constructor(message: string, details: { context: 'content-script' }) {
+    super('CONTEXT', message, details);
+    this.context = details.context;
+  }
+}
+
 /** Why a worker did not start: see `WorkerStartError`. */
 export type WorkerStartReason = 'unsupported' | 'create' | 'load' | 'timeout' | 'message';
 
@@ -174,6 +190,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   LOCKED: StoreLockedError,
   WORKER_START: WorkerStartError,
   ABORTED: AbortError,
+  CONTEXT: ContextError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */
@@ -205,7 +222,7 @@ export function deserializeError(data: SerializedError): Error {
   const error = Object.create(Ctor.prototype) as EngramError & Record<string, unknown>;
   Object.assign(error, { name: data.name, message: data.message, code: data.code, details: data.details ?? {} });
   if (data.details) {
-    for (const key of ['issues', 'id', 'kind', 'url', 'reason'] as const) if (key in data.details) error[key] = data.details[key];
+    for (const key of ['issues', 'id', 'kind', 'url', 'reason', 'context'] as const) if (key in data.details) error[key] = data.details[key];
   }
   if (data.stack) error.stack = data.stack;
   return error;

@@ -34,4 +34,5 @@ export {
   StoreLockedError,
   WorkerStartError,
   AbortError,
+  ContextError,
 } from './errors.js';

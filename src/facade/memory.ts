@@ -39,6 +39,7 @@ import { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/c
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
 import type { EventRecord, JobRecord } from '../schema/records.js';
 import { noDirectory, type DurableOpener } from './durable-opener.js';
+import { refuseContentScript } from './page-origin-guard.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
@@ -84,6 +85,7 @@ export class Memory {
   /** @internal use `createMemory()`; `openDurable` is the build's (see ./durable-opener.ts). */
   static async create(options: MemoryOptions, openDurable: DurableOpener = noDirectory): Promise<Memory> {
     const opts = parseInput(memoryOptionsSchema, options, 'createMemory', { copy: false }) as MemoryOptions;
+    refuseContentScript(opts.allowPageOrigin);
     const emitter = new Emitter();
     const config: EngineConfig = {
       name: opts.name,

@@ -37,6 +37,13 @@ export const memoryOptionsSchema = z
     lifecycle: lifecycleOptionsSchema.optional(),
     ranking: rankingOptionsSchema.optional(),
     indexSnapshot: indexSnapshotOptionsSchema.optional(),
+    /**
+     * Browser extensions: in a content script engram refuses to start
+     * (`ContextError`), because its IndexedDB would belong to the visited
+     * page's origin and that website could read the memories. `true` says the
+     * page's origin is meant to own the data.
+     */
+    allowPageOrigin: z.boolean().optional(),
     /** How long the worker script may take to load and answer engram's handshake before `createMemory()` rejects with a `WorkerStartError` (default 30,000 ms). */
     workerStartTimeoutMs: z.number().int().min(1).max(600_000).optional(),
     onProgress: fn('progress listener').optional(),
