@@ -5,6 +5,8 @@
  * server), opened in Chromium, creates a memory in worker mode on the offline
  * model, adds facts and recalls them. Asserted: the right top hit, no console
  * errors, no request off 127.0.0.1; the page's own JavaScript (gzip) is printed.
+ * Before them, the Node agent (examples/node-agent/) installs the tarball on
+ * its own and keeps memories in a durable store across two runs.
  *
  *   npm run examples                  pack, install each example, check all
  *   EXAMPLES=vite-build,esbuild npm run examples
@@ -91,6 +93,7 @@ const examples: Example[] = [
 ];
 
 const wanted = process.env.EXAMPLES?.split(',');
+let failed = false;
 const selected = examples.filter((e) => !wanted || wanted.includes(e.name));
 const tarball = `${root}engram-0.1.0.tgz`;
 if (!process.env.EXAMPLES_SKIP_INSTALL) {
@@ -115,9 +118,36 @@ for (const dir of new Set(selected.map((e) => e.dir))) {
   });
 }
 
+/**
+ * The Node agent (examples/node-agent/): installs the packed tarball alone (no
+ * @huggingface/transformers: the offline model is a static one), writes to a
+ * durable store, reopens it. Run unless EXAMPLES names only browser apps.
+ */
+const nodeReport: string[] = [];
+if (!wanted || wanted.includes('node-agent')) {
+  const dir = app('node-agent');
+  if (!process.env.EXAMPLES_SKIP_INSTALL) {
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(here('../node-agent/'), dir, { recursive: true, filter: (path) => !path.includes('node_modules') });
+    const manifest = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
+    manifest.dependencies.engram = `file:${tarball}`;
+    writeFileSync(`${dir}package.json`, JSON.stringify(manifest, null, 2));
+    run(dir, 'npm', ['install', '--no-audit', '--no-fund']);
+  }
+  const output = execFileSync(process.execPath, ['agent.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ENGRAM_MODELS_DIR: modelsDir } });
+  const result = JSON.parse(output.trim().split('\n').pop()!) as { openedMs: number; first?: string; afterReopen?: string };
+  const problems = [
+    result.first === EXPECTED_TOP ? '' : `top hit ${JSON.stringify(result.first)}`,
+    result.afterReopen === 'The user keeps bees on the roof of their flat' ? '' : `after reopen ${JSON.stringify(result.afterReopen)}`,
+    existsSync(`${dir}node_modules/@huggingface/transformers`) ? 'installed @huggingface/transformers' : '',
+  ].filter(Boolean);
+  failed ||= problems.length > 0;
+  const size = execFileSync('du', ['-sm', `${dir}node_modules`], { encoding: 'utf8' }).split('\t')[0];
+  nodeReport.push(`${'node-agent'.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}  createMemory ${result.openedMs} ms (durable store, static model), node_modules ${size} MB`);
+}
+
 const browser = await launchChromium();
 const report: string[] = [];
-let failed = false;
 for (const example of selected) {
   let started: Awaited<ReturnType<Example['start']>>;
   try {
@@ -163,5 +193,5 @@ for (const example of selected) {
   }
 }
 await browser.close();
-console.log(`\nexamples/browser:\n${report.join('\n')}`);
+console.log(`\nexamples:\n${[...nodeReport, ...report].join('\n')}`);
 process.exit(failed ? 1 : 0);
