@@ -161,14 +161,20 @@ export class AbortError extends EngramError {
 }
 
 /**
- * engram was started where its data would land in the wrong hands: in a
- * browser extension's content script, IndexedDB belongs to the visited
- * page's origin, so that website could read the memories. `context` names
- * where it was started.
+ * Where engram runs does not allow what it needs. `context` says which:
+ * - 'content-script': a browser extension's content script, where IndexedDB
+ *   belongs to the visited page's origin (that website could read the
+ *   memories); `allowPageOrigin: true` opts in.
+ * - 'service-worker': a service worker, where engram's lazily loaded parts
+ *   cannot be imported: bundle engram into it as one file.
+ * - 'chunk-load': one of engram's lazily loaded files could not be loaded.
  */
+export type ContextErrorContext = 'content-script' | 'service-worker' | 'chunk-load';
+
+/** See `ContextErrorContext`. */
 export class ContextError extends EngramError {
-  readonly context: 'content-script';
-  constructor(message: string, details: { context: 'content-script' }) {
+  readonly context: ContextErrorContext;
+  constructor(message: string, details: { context: ContextErrorContext }) {
     super('CONTEXT', message, details);
     this.context = details.context;
   }

@@ -1,6 +1,7 @@
 import { EmbedderError } from '../errors.js';
 import { embedInBatches } from './batch.js';
 import { importTransformers } from './import-transformers.js';
+import { lazyChunkError } from '../lazy-chunk.js';
 import type { Embedder, ProgressListener } from './embedder.js';
 
 export interface TransformersEmbedderOptions {
@@ -65,7 +66,7 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
   const staticModel =
-    (options.runtime ?? 'auto') === 'auto' && localModelPath !== undefined ? await (await import('./static/static-model.js')).loadStaticModel(localModelPath, model, dtype) : undefined;
+    (options.runtime ?? 'auto') === 'auto' && localModelPath !== undefined ? await (await importStaticModel()).loadStaticModel(localModelPath, model, dtype) : undefined;
   let embedBatch: (batch: string[]) => Promise<Float32Array[]>;
   if (staticModel) {
     // A static model: its tokenizer and table, no transformers.js, no ONNX runtime.
@@ -138,6 +139,13 @@ async function loadPipeline(
       { model, localModelPath, allowRemoteModels },
     );
   }
+}
+
+/** The static-model reader, loaded only when a local model is given. */
+function importStaticModel(): Promise<typeof import('./static/static-model.js')> {
+  return import('./static/static-model.js').catch((cause: unknown) => {
+    throw lazyChunkError("its static-model reader", cause, { embedder: true });
+  });
 }
 
 /**

@@ -40,6 +40,7 @@ import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } fro
 import type { EventRecord, JobRecord } from '../schema/records.js';
 import { noDirectory, type DurableOpener } from './durable-opener.js';
 import { refuseContentScript } from './page-origin-guard.js';
+import { lazyChunkError } from '../lazy-chunk.js';
 
 const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
 const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
@@ -111,7 +112,9 @@ export class Memory {
         );
       }
       // Loaded only here, so a page in worker mode carries the facade, not the engine.
-      const { Engine } = await import('../engine.js');
+      const { Engine } = await import('../engine.js').catch((cause: unknown) => {
+        throw lazyChunkError('its in-process engine', cause);
+      });
       const engine = await Engine.open(config, {
         indexedDB,
         // Dexie needs both; in a page running in-process, the browser's own key range goes with its own factory.
