@@ -39,6 +39,8 @@ export default defineConfig([
       server: 'src/server.ts',
       ai: 'src/ai/index.ts',
       langchain: 'src/langchain/index.ts',
+      // engram/extension: serveMemory / connectMemory over chrome.runtime messaging.
+      extension: 'src/extension/index.ts',
       // `npx engram` (package.json "bin").
       'cli/engram': 'src/cli/engram.ts',
     },

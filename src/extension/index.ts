@@ -1,0 +1,14 @@
+/**
+ * engram/extension: one memory for a whole browser extension, kept in the
+ * extension's own origin.
+ *
+ *   // background service worker (engram bundled into it as one file)
+ *   serveMemory(createMemory({ name: 'notes', worker: false, embedder: { model, localModelPath: '/models/' } }));
+ *
+ *   // content script, popup, options page
+ *   const memory = connectMemory('notes');
+ *   await memory.facts.add({ text: 'The user reads about sailing' });
+ */
+export { serveMemory } from './serve-memory.js';
+export { connectMemory, type RemoteMemory } from './connect-memory.js';
+export type { RuntimeLike } from './protocol.js';
