@@ -6,7 +6,9 @@
  * model, adds facts and recalls them. Asserted: the right top hit, no console
  * errors, no request off 127.0.0.1; the page's own JavaScript (gzip) is printed.
  * Before them, the Node agent (examples/node-agent/) installs the tarball on
- * its own and keeps memories in a durable store across two runs.
+ * its own and keeps memories in a durable store across two runs, and the
+ * example extension (examples/extension/) is built from the tarball and
+ * loaded unpacked (./check-extension.ts).
  *
  *   npm run examples                  pack, install each example, check all
  *   EXAMPLES=vite-build,esbuild npm run examples
@@ -24,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { serveStatic } from '../../demo/static.js';
 import { launchChromium, nonLocalHosts, watchPage } from '../../test/support/browser.js';
+import { checkExtension } from './check-extension.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 /**
@@ -150,6 +153,13 @@ if (!wanted || wanted.includes('node-agent')) {
   failed ||= problems.length > 0;
   const size = execFileSync('du', ['-sm', `${dir}node_modules`], { encoding: 'utf8' }).split('\t')[0];
   nodeReport.push(`${'node-agent'.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}  createMemory ${result.openedMs} ms (durable store, static model), node_modules ${size} MB`);
+}
+
+/** The example extension (examples/extension/): run unless EXAMPLES leaves it out. */
+if (!wanted || wanted.includes('extension')) {
+  const line = await checkExtension({ dir: app('extension'), tarball, modelsDir, install: !process.env.EXAMPLES_SKIP_INSTALL });
+  failed ||= line.includes(' FAIL ');
+  nodeReport.push(line);
 }
 
 const browser = await launchChromium();
