@@ -25,10 +25,6 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
-          // The whole-browser kill on a persistent profile fails intermittently (Chromium sometimes cannot reopen the
-          // profile's IndexedDB after SIGKILL and starts an empty one): an open finding, run on its own with
-          // `npm run test:crash-disk` until it is understood, so it cannot turn every CI run red at random.
-          exclude: process.env.ENGRAM_DISK_CRASH ? [] : ['test/browser/crash-on-disk.test.ts'],
           globalSetup: ['test/browser/global-setup.ts'], maxWorkers: 1,
           testTimeout: 600_000,
           hookTimeout: 600_000,

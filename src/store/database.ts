@@ -5,6 +5,7 @@ import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, VectorBloc
 import type { ProfileRecord } from '../schema/profile.js';
 import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
 import { changeFeedMiddleware, type ChangeFeed } from './change-feed.js';
+import { oneWriterMiddleware } from './one-writer.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
 import { middlewaresOf } from './factory-middlewares.js';
@@ -70,6 +71,8 @@ export class EngramDatabase extends Dexie {
         const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
         await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
       });
+    // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
+    this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();
     this.writeMark = mark;
     this.use(middleware);
