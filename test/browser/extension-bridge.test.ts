@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleScript } from '../support/bundle-script.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SAFETY_NET_MS } from '../support/browser.js';
 
 /**
@@ -23,26 +23,6 @@ let context: BrowserContext;
 let server: Server;
 let siteUrl: string;
 
-async function bundle(entry: string, fileName: string): Promise<void> {
-  await build({
-    configFile: false,
-    logLevel: 'error',
-    resolve: {
-      alias: [
-        { find: 'engram/extension', replacement: here('../../dist/extension.js') },
-        { find: /^engram$/, replacement: here('../../dist/index.js') },
-      ],
-    },
-    build: {
-      outDir: dir,
-      emptyOutDir: false,
-      minify: false,
-      lib: { entry: here(`./extension/${entry}`), formats: ['iife'], name: 'engramBridge', fileName: () => fileName },
-      rollupOptions: { output: { inlineDynamicImports: true } },
-    },
-  });
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engram-bridge-'));
   writeFileSync(
@@ -57,8 +37,8 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, 'page.html'), '<!doctype html><meta charset="utf-8"><title>extension page</title><script src="client.js"></script>');
   cpSync(here('../../../shared/models/minishlab/potion-base-4M-int8'), join(dir, 'models/minishlab/potion-base-4M-int8'), { recursive: true, filter: (path) => !path.includes('model2vec') });
-  await bundle('bridge-owner.ts', 'owner.js');
-  await bundle('bridge-client.ts', 'client.js');
+  await bundleScript(here('./extension/bridge-owner.ts'), dir, 'owner');
+  await bundleScript(here('./extension/bridge-client.ts'), dir, 'client');
   server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<!doctype html><title>a website</title><p>Any website the user visits.</p>');

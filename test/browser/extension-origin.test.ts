@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleScript } from '../support/bundle-script.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SAFETY_NET_MS } from '../support/browser.js';
 
 /**
@@ -30,18 +30,7 @@ beforeAll(async () => {
   cpSync(here('./extension/manifest.json'), join(extensionDir, 'manifest.json'));
   cpSync(here('./extension/page.html'), join(extensionDir, 'page.html'));
   // The probe, bundled from the packaged SDK (dist/) into one classic script, as content scripts must be.
-  await build({
-    configFile: false,
-    logLevel: 'error',
-    resolve: { alias: { engram: here('../../dist/index.js') } },
-    build: {
-      outDir: extensionDir,
-      emptyOutDir: false,
-      lib: { entry: here('./extension/probe.ts'), formats: ['iife'], name: 'engramProbe', fileName: () => 'probe.js' },
-      rollupOptions: { output: { inlineDynamicImports: true } },
-      minify: false,
-    },
-  });
+  await bundleScript(here('./extension/probe.ts'), extensionDir, 'probe');
   server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<!doctype html><title>a website</title><p>Any website the user visits.</p>');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleScript } from '../support/bundle-script.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SAFETY_NET_MS } from '../support/browser.js';
 
 /**
@@ -27,19 +27,8 @@ async function extension(name: string, options: { split: boolean }): Promise<str
   const background = options.split ? { service_worker: 'sw.js', type: 'module' } : { service_worker: 'sw.js' };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: `engram sw probe (${name})`, version: '1.0', background }));
   cpSync(here(`../../../shared/models/${MODEL}`), join(dir, 'models', MODEL), { recursive: true, filter: (path) => !path.includes('model2vec') });
-  await build({
-    configFile: false,
-    logLevel: 'error',
-    resolve: { alias: { engram: here('../../dist/index.js') } },
-    build: {
-      outDir: dir,
-      emptyOutDir: false,
-      minify: false,
-      lib: { entry: here('./extension/sw-probe.ts'), formats: [options.split ? 'es' : 'iife'], name: 'engramSwProbe', fileName: () => 'sw.js' },
-      // One file, or engram's lazy chunks left as import() calls (what a code-splitting build of a service worker does).
-      rollupOptions: { output: options.split ? {} : { inlineDynamicImports: true } },
-    },
-  });
+  // One file, or engram's lazy chunks left as import() calls (what a code-splitting build of a service worker does).
+  await bundleScript(here('./extension/sw-probe.ts'), dir, 'sw', { split: options.split });
   return dir;
 }
 
