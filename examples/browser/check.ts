@@ -53,9 +53,12 @@ interface Example {
   dir: string;
   /** Builds and returns the folder to serve, or starts a dev server and returns its URL. */
   start(): Promise<{ url: string; folder?: string; stop(): Promise<void> }>;
+  /** The page's JavaScript includes a framework (React and Next.js's runtime): printed, not held to engram's budget. */
+  framework?: boolean;
 }
 
-const run = (cwd: string, command: string, args: string[]) => execFileSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
+const run = (cwd: string, command: string, args: string[]) =>
+  execFileSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', NEXT_TELEMETRY_DISABLED: '1' } });
 
 function staticServer(folder: string): Promise<{ url: string; folder: string; stop(): Promise<void> }> {
   const server = createServer((req, res) => {
@@ -99,6 +102,8 @@ const examples: Example[] = [
   },
   { name: 'webpack', dir: app('webpack'), start: async () => (run(app('webpack'), 'npm', ['run', 'build']), staticServer(app('webpack') + 'dist/')) },
   { name: 'esbuild', dir: app('esbuild'), start: async () => (run(app('esbuild'), 'npm', ['run', 'build']), staticServer(app('esbuild') + 'out/')) },
+  // Next.js (Turbopack), static export: a client component starts engram in an effect.
+  { name: 'next', dir: app('next'), framework: true, start: async () => (run(app('next'), 'npm', ['run', 'build']), staticServer(app('next') + 'out/')) },
 ];
 
 const wanted = process.env.EXAMPLES?.split(',');
@@ -195,11 +200,17 @@ for (const example of selected) {
       result.top === EXPECTED_TOP ? '' : `top hit ${JSON.stringify(result.top ?? result.error)}, expected ${JSON.stringify(EXPECTED_TOP)}`,
       watch.errors.length ? `console errors: ${watch.errors.join(' | ')}` : '',
       nonLocalHosts(watch.requests).length ? `requests off 127.0.0.1: ${nonLocalHosts(watch.requests).join(', ')}` : '',
-      gzip !== undefined && gzip > PAGE_GZIP_BUDGET ? `page JS ${(gzip / 1024).toFixed(1)} kB gzip is over the ${PAGE_GZIP_BUDGET / 1024} kB budget` : '',
+      gzip !== undefined && !example.framework && gzip > PAGE_GZIP_BUDGET ? `page JS ${(gzip / 1024).toFixed(1)} kB gzip is over the ${PAGE_GZIP_BUDGET / 1024} kB budget` : '',
     ].filter(Boolean);
     failed ||= problems.length > 0;
     report.push(
-      `${example.name.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}${gzip === undefined ? '' : `  page JS ${(gzip / 1024).toFixed(1)} kB gzip (target ${PAGE_GZIP_TARGET / 1024} kB${gzip > PAGE_GZIP_TARGET ? ', NOT MET' : ''})`}`,
+      `${example.name.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}${
+        gzip === undefined
+          ? ''
+          : example.framework
+            ? `  page JS ${(gzip / 1024).toFixed(1)} kB gzip (with React and the Next.js runtime)`
+            : `  page JS ${(gzip / 1024).toFixed(1)} kB gzip (target ${PAGE_GZIP_TARGET / 1024} kB${gzip > PAGE_GZIP_TARGET ? ', NOT MET' : ''})`
+      }`,
     );
   } catch (error) {
     failed = true;
