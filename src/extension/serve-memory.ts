@@ -36,6 +36,10 @@ const registries = new WeakMap<RuntimeLike, { served: Set<Served>; listener: Lis
 export function serveMemory(memory: Memory | Promise<Memory>, options: { runtime?: RuntimeLike } = {}): () => void {
   const runtime = options.runtime ?? defaultRuntime();
   if (!runtime) throw new ValidationError('serveMemory: no chrome.runtime here; call it in an extension context (a service worker or an extension page).', [{ path: 'runtime', message: 'required' }]);
+  const given = memory as unknown as { info?: unknown; then?: unknown } | null;
+  if (typeof given !== 'object' || given === null || (typeof given.info !== 'function' && typeof given.then !== 'function')) {
+    throw new ValidationError('serveMemory: pass the memory from createMemory(), or its promise.', [{ path: 'memory', message: 'expected a Memory or a Promise<Memory>' }]);
+  }
   const ready = Promise.resolve(memory);
   // A memory that failed to open answers every call with its opening error
   // (see answer()); the name is then unknown.

@@ -125,8 +125,11 @@ describe('engram/extension protocol', () => {
     expect((gone as Error).message).toContain('not "notes"');
   });
 
-  it('needs an extension runtime', () => {
+  it('needs an extension runtime, a name and a memory', () => {
     expect(() => connectMemory('notes')).toThrow(ValidationError);
     expect(() => serveMemory(open('x'))).toThrow(/no chrome.runtime here/);
+    const runtime = new ExtensionBus().context();
+    expect(() => connectMemory('', { runtime })).toThrow(ValidationError);
+    for (const bad of [null, undefined, 'notes', {}]) expect(() => serveMemory(bad as never, { runtime })).toThrow(/pass the memory from createMemory/);
   });
 });
