@@ -65,6 +65,8 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
 
+  // A loading screen can say what is loading from the first moment (the ready event below has progress 1).
+  onProgress?.({ phase: 'model', progress: 0, message: `loading model ${model}` });
   const staticModel =
     (options.runtime ?? 'auto') === 'auto' && localModelPath !== undefined ? await (await importStaticModel()).loadStaticModel(localModelPath, model, dtype) : undefined;
   let embedBatch: (batch: string[]) => Promise<Float32Array[]>;

@@ -34,10 +34,13 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 describe('static embedding without the ONNX runtime', () => {
   it('gives the ONNX pipeline vectors to 1e-6, with the same id and dimension', async () => {
     const onnx = await loadTransformersEmbedder({ model: MODEL, localModelPath: MODEL_PATH, runtime: 'onnx' });
-    const messages: string[] = [];
-    const table = await loadTransformersEmbedder({ model: MODEL, localModelPath: MODEL_PATH }, (p) => p.message && messages.push(p.message));
-    // The default took the static path (the comparison below would be vacuous otherwise).
-    expect(messages).toEqual([`model ${MODEL} ready (static table, 29528 tokens)`]);
+    const events: { progress?: number; message?: string }[] = [];
+    const table = await loadTransformersEmbedder({ model: MODEL, localModelPath: MODEL_PATH }, (p) => p.phase === 'model' && events.push({ progress: p.progress, message: p.message }));
+    // A loading screen hears the start and the end; the default took the static path (the comparison below would be vacuous otherwise).
+    expect(events).toEqual([
+      { progress: 0, message: `loading model ${MODEL}` },
+      { progress: 1, message: `model ${MODEL} ready (static table, 29528 tokens)` },
+    ]);
     expect(table.id).toBe(onnx.id);
     expect(table.dimension).toBe(onnx.dimension);
     const [expected, actual] = [await onnx.embed(TEXTS), await table.embed(TEXTS)];
