@@ -9,12 +9,13 @@ const ONNX_SUFFIX: Record<string, string> = { fp32: '', fp16: '_fp16', q8: '_qua
 const LAYER_KEYS = ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers'];
 
 /**
- * The table of a local static embedding model, read from the ONNX file the
- * pipeline would load for `dtype`; `undefined` for any other model (a
- * transformer, a file that cannot be read or parsed), which then loads on the
- * ONNX runtime as before.
+ * The ONNX file to read the table of a local static embedding model from
+ * (the file the pipeline would load for `dtype`), or `undefined` for any
+ * other model (a transformer, no readable config.json), which then loads on
+ * the ONNX runtime as before. Only config.json is read here, so the caller
+ * can read the table and the tokenizer side by side.
  */
-export async function readStaticTable(localModelPath: string, model: string, dtype: string): Promise<StaticTable | undefined> {
+export async function staticTableFile(localModelPath: string, model: string, dtype: string): Promise<string | undefined> {
   const configBytes = await readModelFile(localModelPath, model, 'config.json').catch(() => undefined);
   if (!configBytes) return undefined;
   let config: Record<string, unknown>;
@@ -25,8 +26,12 @@ export async function readStaticTable(localModelPath: string, model: string, dty
   }
   if (LAYER_KEYS.some((key) => key in config)) return undefined;
   const suffix = ONNX_SUFFIX[dtype];
-  if (suffix === undefined) return undefined;
-  const onnx = await readModelFile(localModelPath, model, `onnx/model${suffix}.onnx`).catch(() => undefined);
+  return suffix === undefined ? undefined : `onnx/model${suffix}.onnx`;
+}
+
+/** The table in `file` (from staticTableFile), or `undefined` when it cannot be read or parsed as one. */
+export async function readStaticTable(localModelPath: string, model: string, file: string): Promise<StaticTable | undefined> {
+  const onnx = await readModelFile(localModelPath, model, file).catch(() => undefined);
   if (!onnx) return undefined;
   try {
     return staticTableFrom(readOnnxGraph(onnx));

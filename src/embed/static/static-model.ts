@@ -1,5 +1,5 @@
 import { EmbedderError } from '../../errors.js';
-import { readStaticTable } from './read-static-table.js';
+import { readStaticTable, staticTableFile } from './read-static-table.js';
 import { embedWithTable } from './static-embedder.js';
 import { loadStaticTokenizer } from './static-tokenizer.js';
 
@@ -14,12 +14,20 @@ export async function loadStaticModel(
   model: string,
   dtype: string,
 ): Promise<{ vocabularySize: number; embedBatch(batch: string[]): Promise<Float32Array[]> } | undefined> {
-  const table = await readStaticTable(localModelPath, model, dtype);
+  const file = await staticTableFile(localModelPath, model, dtype);
+  if (!file) return undefined;
+  // The table and the tokenizer are read and built side by side (measured: the model's start on a warm cache is most of createMemory).
+  const [table, tokenizer] = await Promise.all([
+    readStaticTable(localModelPath, model, file),
+    loadStaticTokenizer(localModelPath, model).then(
+      (tokenizer) => ({ tokenizer }),
+      (cause: unknown) => ({ cause }),
+    ),
+  ]);
   if (!table) return undefined;
-  try {
-    const tokenizer = await loadStaticTokenizer(localModelPath, model);
-    return { vocabularySize: table.vocabularySize, embedBatch: async (batch) => embedWithTable(table, tokenizer, batch) };
-  } catch (cause) {
-    throw new EmbedderError(`Could not load the tokenizer of "${model}" from "${localModelPath}": ${(cause as Error)?.message ?? cause}`, { model, localModelPath });
+  if (!('tokenizer' in tokenizer)) {
+    const cause = tokenizer.cause as Error | undefined;
+    throw new EmbedderError(`Could not load the tokenizer of "${model}" from "${localModelPath}": ${cause?.message ?? cause}`, { model, localModelPath });
   }
+  return { vocabularySize: table.vocabularySize, embedBatch: async (batch) => embedWithTable(table, tokenizer.tokenizer, batch) };
 }
