@@ -17,6 +17,7 @@ serveMemory(memory);
 // What the content scripts found about each tab's page (see content.js): the
 // badge counts them and the popup lists them. Kept per tab, in memory only.
 const pageMemories = new Map();
+// Visible from the service worker's console (and read by the repository's check, examples/browser/check-extension.ts).
 self.pageMemories = pageMemories;
 
 chrome.runtime.onMessage.addListener((message, sender) => {
