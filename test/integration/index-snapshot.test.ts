@@ -5,6 +5,7 @@ import { saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } f
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /**
  * The persisted index snapshot (src/search/persistence/index-snapshot.ts): a large store
@@ -171,6 +172,33 @@ describe('index snapshot', () => {
     expect(result['vector from snapshot']).toEqual(result['vector from records']);
     expect(result['hybrid from snapshot']).toEqual(before);
     expect((before[3] as [string, number][])[0]![0]).toBe('f8');
+  });
+
+  it('after any seeded sequence of calls (adds, recalls that record access, updates, deletes, episodes, turns, lists) and close(), the next open loads the snapshot', async () => {
+    const random = seededRandom(7);
+    const stale: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      const db = database();
+      const memory = await openOn(db);
+      const ops: string[] = [];
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = random();
+        if (r < 0.3) ids.push((await memory.facts.add({ userId: 'u', text: `fact ${round}-${i} about hiking ${i}` })).id), ops.push('add');
+        else if (r < 0.5) await memory.recall('hiking', { userId: 'u' }), ops.push('recall');
+        else if (r < 0.6 && ids.length) await memory.facts.update(ids[0]!, { pinned: true }), ops.push('update');
+        else if (r < 0.7 && ids.length) await memory.facts.delete(ids.pop()!), ops.push('delete');
+        else if (r < 0.8) await memory.episodes.add({ userId: 'u', goal: `goal ${i}`, outcome: 'done' }), ops.push('episode');
+        else if (r < 0.9) await memory.observe({ userId: 'u', user: 'hi', assistant: 'hello' }), ops.push('observe');
+        else await memory.facts.list({ userId: 'u' }), ops.push('list');
+      }
+      await closeIt(memory);
+      const again = await openOn(db);
+      const { openedFrom } = await again.info();
+      if (openedFrom !== 'snapshot') stale.push(`${ops.join(', ')} -> ${openedFrom}`);
+      await closeIt(again);
+    }
+    expect(stale).toEqual([]);
   });
 
   it('later changes are saved incrementally and a second reopen still matches the records', async () => {
