@@ -14,10 +14,11 @@ export { Task } from './facade/task-handle.js';
 export { DEFAULT_USER_ID } from './schema/common.js';
 export { formatContext } from './recall/format-context.js';
 export { formatReplay } from './recall/format-replay.js';
-export { loadTransformersEmbedder, DEFAULT_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
+export { loadTransformersEmbedder } from './embed/load-embedder.js';
+export { DEFAULT_EMBEDDING_MODEL } from './embed/default-model.js';
 export { openAICompatible } from './llm/openai-compatible.js';
 export { httpProxy } from './llm/http-proxy.js';
-export { PROMPT_VERSION } from './extract/prompts.js';
+export { PROMPT_VERSION } from './extract/prompt-version.js';
 export { LIMITS as TASK_LIMITS } from './tasks/limits.js';
 export { computeReward } from './tasks/reward.js';
 export {

@@ -2,6 +2,7 @@ import { EmbedderError } from '../errors.js';
 import { embedInBatches } from './batch.js';
 import { importTransformers } from './import-transformers.js';
 import { lazyChunkError } from '../lazy-chunk.js';
+import { DEFAULT_EMBEDDING_MODEL } from './default-model.js';
 import type { Embedder, ProgressListener } from './embedder.js';
 
 export interface TransformersEmbedderOptions {
@@ -30,7 +31,6 @@ export interface TransformersEmbedderOptions {
   runtime?: 'auto' | 'onnx';
 }
 
-export const DEFAULT_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
 export const DEFAULT_BATCH_SIZE = 32;
 
 type FeatureExtractor = (

@@ -1,8 +1,9 @@
 /**
- * The system prompts of every LLM call engram makes. Bump PROMPT_VERSION when
- * a prompt changes: it is stored on every episode the prompts produce.
+ * The system prompts of every LLM call engram makes. Bump PROMPT_VERSION
+ * (./prompt-version.ts) when a prompt changes: it is stored on every episode
+ * the prompts produce.
  */
-export const PROMPT_VERSION = 'engram-2026-11-2';
+export { PROMPT_VERSION } from './prompt-version.js';
 
 export const STAGE1_SYSTEM = `You maintain long-term memory for an assistant. You read ONE exchange (a user message and the assistant's reply) and return JSON with two keys.
 
