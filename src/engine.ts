@@ -3,7 +3,8 @@ import { loadTransformersEmbedder, type TransformersEmbedderOptions } from './em
 import type { EngineContext } from './engine-context.js';
 import { ValidationError } from './errors.js';
 import { observe, type ObserveResult, type observeInputSchema } from './extract/observe.js';
-import { resolveExtraction, type CaptureOptions, type ExtractionOptions, type FactOptions, type ResolvedExtraction } from './schema/extraction-options.js';
+import type { CaptureOptions, ExtractionOptions, FactOptions } from './schema/extraction-options.js';
+import { resolveExtraction, type ResolvedExtraction } from './extract/resolve-extraction.js';
 import { writeProfileFields } from './extract/profile-sync.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { FactStore } from './facts/fact-store.js';
@@ -24,7 +25,8 @@ import type { SequenceOptions } from './recall/sequence.js';
 import type { Episode, EpisodeInput, EpisodePatch } from './schema/episode.js';
 import type { AddManyOptions, AddOptions, Fact, FactInput, FactPatch } from './schema/fact.js';
 import { addFactMerging } from './extract/add-fact-merging.js';
-import { resolveLifecycle, type EngineSettings } from './schema/options.js';
+import type { EngineSettings } from './schema/options.js';
+import { resolveLifecycle } from './lifecycle/resolve-lifecycle.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
 import type { EpisodeListQuery, ExportOptions, FactListQuery, RecallOptions } from './schema/query.js';
 import type { EmbedderStamp, EventRecord, JobRecord } from './schema/records.js';
@@ -43,7 +45,7 @@ import { PATTERN_JOB, patternJobHandler, TaskStore, type CompletedTask, type Rel
 import type { TasksOptions } from './schema/task.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { deadline } from './timers.js';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
 export interface EngineConfig extends EngineSettings {

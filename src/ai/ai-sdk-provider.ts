@@ -1,25 +1,23 @@
 import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output, type LanguageModel } from 'ai';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ProviderError } from '../errors.js';
 import { networkFailure } from '../llm/http-errors.js';
 import { costOf } from '../llm/openai-compatible.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from '../llm/types.js';
 import { parseInput } from '../schema/parse.js';
 
-const pricesSchema = z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict();
+const pricesSchema = z.strictObject({ inputPerMTok: z.number().check(z.gte(0)), outputPerMTok: z.number().check(z.gte(0)) });
 
-export const aiSdkProviderOptionsSchema = z
-  .object({
-    /** USD per million tokens; with them every response reports `costUsd`, and `maxCostUsd` caps the output tokens. */
-    prices: pricesSchema.optional(),
-    /**
-     * Retries of a failed model call inside the AI SDK (its default is 2).
-     * Default 0: engram already bounds every call with a timeout and a
-     * budget, and a failed extraction is simply reported, not lost.
-     */
-    maxRetries: z.number().int().min(0).max(10).optional(),
-  })
-  .strict();
+export const aiSdkProviderOptionsSchema = z.strictObject({
+  /** USD per million tokens; with them every response reports `costUsd`, and `maxCostUsd` caps the output tokens. */
+  prices: z.optional(pricesSchema),
+  /**
+   * Retries of a failed model call inside the AI SDK (its default is 2).
+   * Default 0: engram already bounds every call with a timeout and a
+   * budget, and a failed extraction is simply reported, not lost.
+   */
+  maxRetries: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10))),
+});
 export type AiSdkProviderOptions = z.input<typeof aiSdkProviderOptionsSchema>;
 
 /** An AI SDK language model as the AI SDK itself recognises one (a model object, not a gateway id string). */

@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ObserveResult } from '../extract/observe.js';
 import type { Memory } from '../facade/memory.js';
 import type { FormatContextOptions } from '../recall/format-context.js';
@@ -23,37 +23,35 @@ export interface ObservedTurn {
 const isFunctionOf = (value: unknown, names: string[]) =>
   typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
 
-export const memoryMiddlewareOptionsSchema = z
-  .object({
-    /** The memory to recall from and observe into. */
-    memory: z.custom<MemoryLike>((value) => isFunctionOf(value, ['recall', 'observe', 'formatContext']), 'must be an engram memory (from createMemory)'),
-    /** Whose memories (default: engram's default user). */
-    userId: z.string().min(1).optional(),
-    /** The conversation the observed turns belong to. */
-    sessionId: z.string().min(1).optional(),
-    /** How many memories to recall per call (default 8). */
-    k: z.number().int().min(1).max(1000).optional(),
-    /**
-     * The most the memory block added to the system prompt may take, in
-     * approximate tokens (characters / 4; default 1,000). The best hits are
-     * kept, whole, until the next would pass it; with none fitting nothing
-     * is added.
-     */
-    maxContextTokens: z.number().int().min(1).optional(),
-    /** The line put above the recalled memories. */
-    heading: z.string().optional(),
-    /** More recall options (types, tags, since, until, filter, ...); `userId` and `k` come from above. */
-    recallOptions: z.custom<Omit<RecallOptions, 'userId' | 'k'>>((value) => typeof value === 'object' && value !== null).optional(),
-    /** How the memories are rendered (`timeZone`, `now`, `profileLine`). */
-    formatOptions: z.custom<FormatContextOptions>((value) => typeof value === 'object' && value !== null).optional(),
-    /** Observe each finished turn (default true); false makes the middleware recall only. */
-    observe: z.boolean().optional(),
-    /** Called with a recall or observe failure; the model call itself never fails because of memory. Default: `console.warn`. */
-    onError: z.custom<(error: unknown, stage: MemoryMiddlewareStage) => void>((value) => typeof value === 'function').optional(),
-    /** Called after a turn has been observed, with what `observe` returned. */
-    onObserved: z.custom<(turn: ObservedTurn) => void>((value) => typeof value === 'function').optional(),
-  })
-  .strict();
+export const memoryMiddlewareOptionsSchema = z.strictObject({
+  /** The memory to recall from and observe into. */
+  memory: z.custom<MemoryLike>((value) => isFunctionOf(value, ['recall', 'observe', 'formatContext']), 'must be an engram memory (from createMemory)'),
+  /** Whose memories (default: engram's default user). */
+  userId: z.optional(z.string().check(z.minLength(1))),
+  /** The conversation the observed turns belong to. */
+  sessionId: z.optional(z.string().check(z.minLength(1))),
+  /** How many memories to recall per call (default 8). */
+  k: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))),
+  /**
+   * The most the memory block added to the system prompt may take, in
+   * approximate tokens (characters / 4; default 1,000). The best hits are
+   * kept, whole, until the next would pass it; with none fitting nothing
+   * is added.
+   */
+  maxContextTokens: z.optional(z.number().check(z.int(), z.gte(1))),
+  /** The line put above the recalled memories. */
+  heading: z.optional(z.string()),
+  /** More recall options (types, tags, since, until, filter, ...); `userId` and `k` come from above. */
+  recallOptions: z.optional(z.custom<Omit<RecallOptions, 'userId' | 'k'>>((value) => typeof value === 'object' && value !== null)),
+  /** How the memories are rendered (`timeZone`, `now`, `profileLine`). */
+  formatOptions: z.optional(z.custom<FormatContextOptions>((value) => typeof value === 'object' && value !== null)),
+  /** Observe each finished turn (default true); false makes the middleware recall only. */
+  observe: z.optional(z.boolean()),
+  /** Called with a recall or observe failure; the model call itself never fails because of memory. Default: `console.warn`. */
+  onError: z.optional(z.custom<(error: unknown, stage: MemoryMiddlewareStage) => void>((value) => typeof value === 'function')),
+  /** Called after a turn has been observed, with what `observe` returned. */
+  onObserved: z.optional(z.custom<(turn: ObservedTurn) => void>((value) => typeof value === 'function')),
+});
 export type MemoryMiddlewareOptions = z.input<typeof memoryMiddlewareOptionsSchema>;
 
 export const DEFAULT_MEMORY_HEADING = 'What you remember about the user from earlier conversations (may be incomplete or out of date):';

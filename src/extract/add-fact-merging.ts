@@ -3,7 +3,7 @@ import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
 import type { Fact, FactInput } from '../schema/fact.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';

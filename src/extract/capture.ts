@@ -1,7 +1,8 @@
 import Dexie from 'dexie';
 import type { EngramDatabase } from '../store/database.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
-import { isValidTimeZone, startOfLocalDay } from '../schema/time-zone.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
+import { isValidTimeZone } from '../schema/time-zone.js';
+import { startOfLocalDay } from './start-of-local-day.js';
 
 /** Per-user capture bookkeeping, kept in the `meta` table. */
 export interface CaptureState {

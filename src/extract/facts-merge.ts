@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Fact } from '../schema/fact.js';
 import { buildFact } from '../facts/build-fact.js';
 import { callLLM } from '../llm/call-llm.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
 import { COMPOSE_SYSTEM, SAME_FACT_SYSTEM } from './prompts.js';
 import type { ExtractedFact } from './schemas.js';
 
@@ -26,7 +26,7 @@ export type FactDecision =
   | { kind: 'skip'; fact: ExtractedFact; reason: string };
 
 const sameFactSchema = z.object({ same: z.boolean() });
-const composeSchema = z.object({ text: z.string().min(3).max(500) });
+const composeSchema = z.object({ text: z.string().check(z.minLength(3), z.maxLength(500)) });
 
 export async function decideFacts(
   ctx: EngineContext,

@@ -1,5 +1,5 @@
 import { throwIfCallerAborted } from '../jobs/call-aborts.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
@@ -11,7 +11,7 @@ import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from '../llm/call-llm.js';
 import { captureKey, captureRefusal, readCaptureState } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
 import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';

@@ -1,9 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
 import { profileFieldsSchema, profileOf, type ProfileRecord } from '../schema/profile.js';
 import { callLLM } from '../llm/call-llm.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
 import { PROFILE_SYSTEM } from './prompts.js';
 
 const proposalSchema = z.object({ updates: z.record(z.string(), z.unknown()) });
@@ -41,11 +42,11 @@ export async function proposeProfile(
 
   const accepted: Record<string, unknown> = {};
   const ignored: string[] = [];
-  const shape = profileFieldsSchema.shape as Record<string, z.ZodType>;
+  const shape = profileFieldsSchema.shape as Record<string, z.ZodMiniType>;
   for (const [key, value] of Object.entries(result.value.updates)) {
     // Own keys only: a reply naming `constructor` or `__proto__` must not reach Object.prototype's members.
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
-    const parsed = field?.safeParse(value);
+    const parsed = field ? safeParse(field, value) : undefined;
     if (parsed?.success && parsed.data !== undefined) accepted[key] = parsed.data;
     else ignored.push(key);
   }

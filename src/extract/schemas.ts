@@ -1,17 +1,17 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { factCategorySchema } from '../schema/fact.js';
 
 /** One fact as stage 1 extracts it. */
 export const extractedFactSchema = z.object({
-  text: z.string().min(3).max(500).describe('One sentence, third person, about the user'),
+  text: z.string().check(z.minLength(3), z.maxLength(500), z.describe('One sentence, third person, about the user')),
   category: factCategorySchema,
-  importance: z.number().min(0).max(1),
+  importance: z.number().check(z.gte(0), z.lte(1)),
 });
 export type ExtractedFact = z.infer<typeof extractedFactSchema>;
 
 /** Stage 1 output: the facts and the episode decision, in one call. `hasEpisode` is required. */
 export const stage1OutputSchema = z.object({
-  facts: z.array(extractedFactSchema).max(20),
+  facts: z.array(extractedFactSchema).check(z.maxLength(20)),
   hasEpisode: z.boolean(),
 });
 export type Stage1Output = z.infer<typeof stage1OutputSchema>;
@@ -20,13 +20,13 @@ const emptyToUndefined = (v: unknown) => (v === null || (typeof v === 'string' &
 
 /** Stage 2 output: the structured episode. `lessons` is omitted when there is no genuine lesson. */
 export const episodeDraftSchema = z.object({
-  goal: z.string().min(10).max(300),
-  context: z.string().min(10).max(500),
-  approach: z.string().min(10).max(500),
-  outcome: z.string().min(10).max(500),
+  goal: z.string().check(z.minLength(10), z.maxLength(300)),
+  context: z.string().check(z.minLength(10), z.maxLength(500)),
+  approach: z.string().check(z.minLength(10), z.maxLength(500)),
+  outcome: z.string().check(z.minLength(10), z.maxLength(500)),
   quality: z.enum(['success', 'partial', 'failure']),
-  lessons: z.preprocess(emptyToUndefined, z.string().min(20).max(500).optional()),
-  tags: z.array(z.string().min(1).max(50)).min(1).max(5),
-  actors: z.array(z.string().min(1).max(100)).min(1).max(10),
+  lessons: z.pipe(z.transform(emptyToUndefined), z.optional(z.string().check(z.minLength(20), z.maxLength(500)))),
+  tags: z.array(z.string().check(z.minLength(1), z.maxLength(50))).check(z.minLength(1), z.maxLength(5)),
+  actors: z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.minLength(1), z.maxLength(10)),
 });
 export type EpisodeDraft = z.infer<typeof episodeDraftSchema>;

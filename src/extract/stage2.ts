@@ -9,7 +9,7 @@ import type { EpisodeEvent } from '../telemetry/events.js';
 import { callLLM } from '../llm/call-llm.js';
 import { captureKey, readCaptureState } from './capture.js';
 import { renderExchange } from '../llm/exchange.js';
-import type { ResolvedExtraction } from '../schema/extraction-options.js';
+import type { ResolvedExtraction } from './resolve-extraction.js';
 import { PROMPT_VERSION, STAGE2_SYSTEM } from './prompts.js';
 import { episodeDraftSchema, type EpisodeDraft } from './schemas.js';
 

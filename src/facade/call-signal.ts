@@ -1,5 +1,5 @@
 import { AbortError, ValidationError } from '../errors.js';
-import { reasonOf } from '../jobs/call-aborts.js';
+import { reasonOf } from '../jobs/abort-reason.js';
 import type { EngineApi } from '../rpc/engine-api.js';
 
 /** Options of the calls an app can cancel: `observe`, `recall` (with its own options) and `idle`. */

@@ -1,11 +1,11 @@
 import * as Comlink from 'comlink';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isEmbedder } from '../embed/embedder.js';
 import type { EngineConfig, ImportSummary, RecallHit } from '../engine.js';
 import { ClosedError, ValidationError } from '../errors.js';
 import { formatContext, type FormatContextOptions } from '../recall/format-context.js';
 import { formatReplay } from '../recall/format-replay.js';
-import { sequenceOptionsSchema, type SequenceOptions } from '../recall/sequence.js';
+import { sequenceOptionsSchema, type SequenceOptions } from '../schema/sequence-options.js';
 import type { EngineApi } from '../rpc/engine-api.js';
 import { startEngineWorker } from '../rpc/start-worker.js';
 import { pageProvider } from '../rpc/page-provider.js';
@@ -42,17 +42,17 @@ import { noDirectory, type DurableOpener } from './durable-opener.js';
 import { refuseContentScript } from './page-origin-guard.js';
 import { lazyChunkError } from '../lazy-chunk.js';
 
-const relevantOptionsSchema = z.object({ k: z.number().int().min(1).max(1000).optional(), userId: userIdSchema.optional() }).strict();
-const pruneOptionsSchema = z.object({ userId: userIdSchema.optional() }).strict();
+const relevantOptionsSchema = z.strictObject({ k: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), userId: z.optional(userIdSchema) });
+const pruneOptionsSchema = z.strictObject({ userId: z.optional(userIdSchema) });
 /** What is left of a cancellable call's options once its `signal` is taken out (see facade/call-signal.ts). */
-const callOptionsRestSchema = z.object({}).strict();
-const closeOptionsSchema = z.object({ timeoutMs: z.number().int().min(0).max(600_000).optional() }).strict();
-const tasksListSchema = z.object({ userId: userIdSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict();
+const callOptionsRestSchema = z.strictObject({});
+const closeOptionsSchema = z.strictObject({ timeoutMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(600_000))) });
+const tasksListSchema = z.strictObject({ userId: z.optional(userIdSchema), limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10_000))) });
 const liveQuerySchema = z.union([
-  z.object({ recall: textSchema, options: recallOptionsSchema.optional() }).strict(),
-  z.object({ facts: factListQuerySchema }).strict(),
-  z.object({ episodes: episodeListQuerySchema }).strict(),
-  z.object({ tasks: tasksListSchema }).strict(),
+  z.strictObject({ recall: textSchema, options: z.optional(recallOptionsSchema) }),
+  z.strictObject({ facts: factListQuerySchema }),
+  z.strictObject({ episodes: episodeListQuerySchema }),
+  z.strictObject({ tasks: tasksListSchema }),
 ]);
 /** What `memory.live()` takes. */
 export type LiveQuerySpec =
@@ -221,7 +221,7 @@ export class Memory {
      * (input order) instead of the records.
      */
     addMany: (async (inputs: FactInput[], options: AddManyOptions = {}): Promise<Fact[] | string[]> => {
-      const parsed = parseInput(z.array(factInputSchema).max(10_000, 'at most 10,000 facts per call'), inputs, 'facts.addMany');
+      const parsed = parseInput(z.array(factInputSchema).check(z.maxLength(10_000, 'at most 10,000 facts per call')), inputs, 'facts.addMany');
       return this.call('add facts').addFacts(parsed, parseInput(addManyOptionsSchema, options, 'facts.addMany: options'));
     }) as AddManyFacts,
     get: async (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
@@ -242,7 +242,7 @@ export class Memory {
     /** A task with its steps; unknown id → NotFoundError carrying the id. */
     get: async (id: string): Promise<TaskRecord & { steps: StepRecord[] }> => this.call('get a task').getTask(parseInput(idSchema, id, 'tasks.get: id')),
     list: async (options: { userId?: string; limit?: number } = {}): Promise<TaskRecord[]> => {
-      const o = parseInput(z.object({ userId: userIdSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(), options, 'tasks.list');
+      const o = parseInput(tasksListSchema, options, 'tasks.list');
       return this.call('list tasks').listTasks(o.userId ?? DEFAULT_USER_ID, o.limit);
     },
     /** Completed tasks most useful for a new one (description, context match and reward; see tasks/context-match.ts). */
@@ -252,14 +252,14 @@ export class Memory {
       return this.call('find relevant tasks').relevantTasks(q, { k: o.k ?? 5, userId: o.userId ?? DEFAULT_USER_ID });
     },
     stats: async (options: { userId?: string } = {}): Promise<TaskStats> =>
-      this.call('read task stats').taskStats(parseInput(z.object({ userId: userIdSchema.optional() }).strict(), options, 'tasks.stats').userId),
+      this.call('read task stats').taskStats(parseInput(z.strictObject({ userId: z.optional(userIdSchema) }), options, 'tasks.stats').userId),
   };
 
   /** Reusable patterns extracted from completed tasks. */
   readonly patterns = {
     /** Patterns whose domain or language matches, most confident first. */
     relevant: async (context: Partial<TaskContext>, options: { k?: number; userId?: string } = {}): Promise<PatternRecord[]> => {
-      const c = parseInput(taskContextSchema.partial(), context, 'patterns.relevant');
+      const c = parseInput(z.partial(taskContextSchema), context, 'patterns.relevant');
       const o = parseInput(relevantOptionsSchema, options, 'patterns.relevant');
       return this.call('find relevant patterns').relevantPatterns(c, { k: o.k ?? 5, userId: o.userId ?? DEFAULT_USER_ID });
     },
@@ -295,7 +295,7 @@ export class Memory {
 
   /** Queued background jobs and the most recent recorded events, for inspection. */
   async activity(options: { limit?: number } = {}): Promise<{ jobs: JobRecord[]; events: EventRecord[] }> {
-    const opts = parseInput(z.object({ limit: z.number().int().min(1).max(10_000).optional() }).strict(), options, 'activity');
+    const opts = parseInput(z.strictObject({ limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10_000))) }), options, 'activity');
     return this.call('read activity').activity(opts);
   }
 
@@ -325,7 +325,7 @@ export class Memory {
 
   /** Deletes everything stored for one user (episodes, facts, profile, queued jobs). */
   async forget(options: { userId: string }): Promise<{ episodes: number; facts: number }> {
-    const { userId } = parseInput(z.object({ userId: userIdSchema }).strict(), options, 'forget');
+    const { userId } = parseInput(z.strictObject({ userId: userIdSchema }), options, 'forget');
     return this.call('forget a user').forgetUser(userId);
   }
 

@@ -1,4 +1,5 @@
 import { AbortError } from '../errors.js';
+import { reasonOf } from './abort-reason.js';
 
 /**
  * The caller's AbortSignals, by call id. A signal cannot cross the worker
@@ -46,10 +47,4 @@ export async function raceCallerAbort<T>(signal: AbortSignal | undefined, operat
   } finally {
     signal.removeEventListener('abort', fire);
   }
-}
-
-/** The abort reason as text (an Error's message), for the AbortError's message. */
-export function reasonOf(signal: AbortSignal): string | undefined {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason.message : reason === undefined ? undefined : String(reason);
 }

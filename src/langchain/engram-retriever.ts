@@ -1,7 +1,7 @@
 import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/manager';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RecallHit } from '../engine.js';
 import type { Memory } from '../facade/memory.js';
 import type { RecallOptions } from '../schema/query.js';
@@ -31,7 +31,7 @@ const inputSchema = z.looseObject({
     (value) => typeof value === 'object' && value !== null && typeof (value as { recall?: unknown }).recall === 'function',
     'must be an engram memory (from createMemory)',
   ),
-  recallOptions: z.record(z.string(), z.unknown()).optional(),
+  recallOptions: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /**

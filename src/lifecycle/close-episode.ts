@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { CallFailure } from '../llm/call-llm.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { LLMProvider } from '../llm/types.js';
 import { episodeIndexText, outcomeStatusSchema, type Episode } from '../schema/episode.js';
 import { callLLM, type CallFailure } from '../llm/call-llm.js';
@@ -20,7 +20,7 @@ export const METADATA_TASK = 'episode-metadata';
 
 /** The most items the model may add to one list; the record itself holds at most 50. */
 const MAX_ITEMS = 20;
-const item = (max: number) => z.string().trim().min(1).max(max);
+const item = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
 /**
  * What the `episode-metadata` call returns. Item bounds match the stored
@@ -28,12 +28,12 @@ const item = (max: number) => z.string().trim().min(1).max(max);
  * always be stored.
  */
 export const episodeMetadataSchema = z.object({
-  participants: z.array(item(500)).max(MAX_ITEMS).describe('People, teams or agents who took part'),
-  toolsUsed: z.array(item(500)).max(MAX_ITEMS).describe('Tools, services or programs used'),
-  entities: z.array(item(500)).max(MAX_ITEMS).describe('Named things the episode is about: projects, products, places, documents'),
-  keyDecisions: z.array(item(500)).max(MAX_ITEMS).describe('Decisions made, one short sentence each'),
+  participants: z.array(item(500)).check(z.maxLength(MAX_ITEMS), z.describe('People, teams or agents who took part')),
+  toolsUsed: z.array(item(500)).check(z.maxLength(MAX_ITEMS), z.describe('Tools, services or programs used')),
+  entities: z.array(item(500)).check(z.maxLength(MAX_ITEMS), z.describe('Named things the episode is about: projects, products, places, documents')),
+  keyDecisions: z.array(item(500)).check(z.maxLength(MAX_ITEMS), z.describe('Decisions made, one short sentence each')),
   outcome: outcomeStatusSchema,
-  tags: z.array(item(100)).max(MAX_ITEMS).describe('Short lowercase topic tags'),
+  tags: z.array(item(100)).check(z.maxLength(MAX_ITEMS), z.describe('Short lowercase topic tags')),
 });
 export type EpisodeMetadata = z.infer<typeof episodeMetadataSchema>;
 

@@ -1,9 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import { ProviderError } from '../errors.js';
 import type { LLMProvider } from './types.js';
 
 /** The JSON Schema sent to the provider (structured output). */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+export function jsonSchemaOf(schema: z.ZodMiniType): Record<string, unknown> {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 
@@ -14,7 +15,7 @@ export type CallResult<T> =
   | { ok: true; value: T; costUsd: number }
   | { ok: false; failure: CallFailure; reason: string; costUsd: number };
 
-export interface CallSpec<S extends z.ZodType> {
+export interface CallSpec<S extends z.ZodMiniType> {
   task: string;
   system: string;
   input: string;
@@ -32,7 +33,7 @@ export interface CallSpec<S extends z.ZodType> {
  * JSON object, an `error` flag in the reply, or a reply that does not match
  * the schema all come back as a typed failure with a reason. Never throws.
  */
-export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: CallSpec<S>): Promise<CallResult<z.output<S>>> {
+export async function callLLM<S extends z.ZodMiniType>(provider: LLMProvider, spec: CallSpec<S>): Promise<CallResult<z.output<S>>> {
   const controller = new AbortController();
   // The timeout and the caller's signal (close()) end the call here even if the provider ignores its own signal.
   let stop!: (error: ProviderError) => void;
@@ -74,7 +75,7 @@ export async function callLLM<S extends z.ZodType>(provider: LLMProvider, spec: 
     if (flag !== undefined && flag !== null && flag !== false) {
       return { ok: false, failure: 'error_flag', reason: `the ${spec.task} reply carries an error flag: ${String(typeof flag === 'object' ? JSON.stringify(flag) : flag).slice(0, 200)}`, costUsd };
     }
-    const parsed = spec.schema.safeParse(output);
+    const parsed = safeParse(spec.schema, output);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return { ok: false, failure: 'parse_error', reason: `the ${spec.task} reply does not match its schema: ${issue?.path.join('.') || 'value'} ${issue?.message ?? ''}`.trim(), costUsd };

@@ -1,26 +1,25 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson } from './http-errors.js';
 import type { LLMProvider, LLMResponse } from './types.js';
 
-export const httpProxyOptionsSchema = z
-  .object({
-    /** The app's own endpoint, served with `createProxyHandler` from `engram/server`. */
-    url: z.string().url(),
-    /** e.g. the app's session cookie or CSRF header; never an LLM key. */
-    headers: z.record(z.string(), z.string()).optional(),
-    /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
-    maxResponseBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
-  })
-  .strict();
+export const httpProxyOptionsSchema = z.strictObject({
+  /** The app's own endpoint, served with `createProxyHandler` from `engram/server`. */
+  url: z.url(),
+  /** e.g. the app's session cookie or CSRF header; never an LLM key. */
+  headers: z.optional(z.record(z.string(), z.string())),
+  /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
+  maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
+});
 export type HttpProxyOptions = z.input<typeof httpProxyOptionsSchema>;
 
 const responseSchema = z.object({
   output: z.unknown(),
-  costUsd: z.number().optional(),
-  usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+  costUsd: z.optional(z.number()),
+  usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
 });
 
 /**
@@ -55,7 +54,7 @@ export function httpProxy(options: HttpProxyOptions): LLMProvider {
         status: response.status,
       });
     }
-    const parsed = responseSchema.safeParse(payload);
+    const parsed = safeParse(responseSchema, payload);
     if (!parsed.success) throw new ProviderError(`${what} answered with something that is not an LLM response.`, { reason: 'parse' });
     return parsed.data as LLMResponse;
   };

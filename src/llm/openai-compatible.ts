@@ -1,29 +1,28 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import { ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson, redact } from './http-errors.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './types.js';
 
-export const openAICompatibleOptionsSchema = z
-  .object({
-    /** e.g. `https://api.openai.com/v1` or a local server's `http://127.0.0.1:8080/v1`. */
-    baseURL: z.string().url(),
-    /** Sent as `Authorization: Bearer …` to `baseURL` only. Keep keys off the page: use `httpProxy` in browsers. */
-    apiKey: z.string().min(1).optional(),
-    model: z.string().min(1),
-    headers: z.record(z.string(), z.string()).optional(),
-    /** USD per million tokens; with them every response reports `costUsd`, and `maxCostUsd` caps `max_tokens`. */
-    prices: z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict().optional(),
-    /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
-    maxResponseBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
-  })
-  .strict();
+export const openAICompatibleOptionsSchema = z.strictObject({
+  /** e.g. `https://api.openai.com/v1` or a local server's `http://127.0.0.1:8080/v1`. */
+  baseURL: z.url(),
+  /** Sent as `Authorization: Bearer …` to `baseURL` only. Keep keys off the page: use `httpProxy` in browsers. */
+  apiKey: z.optional(z.string().check(z.minLength(1))),
+  model: z.string().check(z.minLength(1)),
+  headers: z.optional(z.record(z.string(), z.string())),
+  /** USD per million tokens; with them every response reports `costUsd`, and `maxCostUsd` caps `max_tokens`. */
+  prices: z.optional(z.strictObject({ inputPerMTok: z.number().check(z.gte(0)), outputPerMTok: z.number().check(z.gte(0)) })),
+  /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
+  maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
+});
 export type OpenAICompatibleOptions = z.input<typeof openAICompatibleOptionsSchema>;
 
 const completionSchema = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
-  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).optional(),
+  choices: z.array(z.object({ message: z.object({ content: z.optional(z.nullable(z.string())) }) })).check(z.minLength(1)),
+  usage: z.optional(z.object({ prompt_tokens: z.optional(z.number()), completion_tokens: z.optional(z.number()) })),
 });
 
 /**
@@ -75,7 +74,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): LLMProvider 
     }
     if (!response.ok) throw new ProviderError(`${what} answered HTTP ${response.status}.`, { reason: 'http', status: response.status });
 
-    const parsed = completionSchema.safeParse(payload);
+    const parsed = safeParse(completionSchema, payload);
     if (!parsed.success) throw new ProviderError(`${what} answered without a chat completion.`, { reason: 'parse' });
     const content = parsed.data.choices[0]!.message.content ?? '';
     let output: unknown;

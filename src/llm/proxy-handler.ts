@@ -1,44 +1,41 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import { EngramError, ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { openAICompatible, openAICompatibleOptionsSchema } from './openai-compatible.js';
 import { redact } from './http-errors.js';
 import { readBodyCapped } from './request-body.js';
 
-export const proxyHandlerOptionsSchema = z
-  .object({
-    /** The OpenAI-compatible upstream, with its key (which stays on the server). */
-    upstream: openAICompatibleOptionsSchema,
-    /** The most one call may cost, in USD; a request's own `maxCostUsd` can only lower it. */
-    maxCostUsd: z.number().gt(0).optional(),
-    /** Per-call timeout (default 120000 ms). */
-    timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
-    /** Only these tasks are forwarded (default: all). */
-    allowedTasks: z.array(z.string().min(1)).optional(),
-    /** Largest accepted request body in bytes (default 1 MB), enforced while the body streams in. */
-    maxBodyBytes: z.number().int().min(1024).optional(),
-    /** The whole request body must arrive within this time (default 10000 ms), or the request gets 408 and is cut off. */
-    bodyTimeoutMs: z.number().int().min(100).max(600_000).optional(),
-    /**
-     * Models a client may ask for by name (`request.model`). By default the
-     * client cannot choose: the upstream's configured model is used, and a
-     * request naming another one is refused with 400.
-     */
-    allowModels: z.array(z.string().min(1).max(200)).optional(),
-  })
-  .strict();
+export const proxyHandlerOptionsSchema = z.strictObject({
+  /** The OpenAI-compatible upstream, with its key (which stays on the server). */
+  upstream: openAICompatibleOptionsSchema,
+  /** The most one call may cost, in USD; a request's own `maxCostUsd` can only lower it. */
+  maxCostUsd: z.optional(z.number().check(z.gt(0))),
+  /** Per-call timeout (default 120000 ms). */
+  timeoutMs: z.optional(z.number().check(z.int(), z.gte(100), z.lte(3_600_000))),
+  /** Only these tasks are forwarded (default: all). */
+  allowedTasks: z.optional(z.array(z.string().check(z.minLength(1)))),
+  /** Largest accepted request body in bytes (default 1 MB), enforced while the body streams in. */
+  maxBodyBytes: z.optional(z.number().check(z.int(), z.gte(1024))),
+  /** The whole request body must arrive within this time (default 10000 ms), or the request gets 408 and is cut off. */
+  bodyTimeoutMs: z.optional(z.number().check(z.int(), z.gte(100), z.lte(600_000))),
+  /**
+   * Models a client may ask for by name (`request.model`). By default the
+   * client cannot choose: the upstream's configured model is used, and a
+   * request naming another one is refused with 400.
+   */
+  allowModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200)))),
+});
 export type ProxyHandlerOptions = z.input<typeof proxyHandlerOptionsSchema>;
 
-const requestSchema = z
-  .object({
-    task: z.string().min(1).max(100),
-    system: z.string().max(100_000),
-    input: z.string().max(1_000_000),
-    schema: z.record(z.string(), z.unknown()),
-    model: z.string().min(1).max(200).optional(),
-    maxCostUsd: z.number().gt(0).optional(),
-  })
-  .strict();
+const requestSchema = z.strictObject({
+  task: z.string().check(z.minLength(1), z.maxLength(100)),
+  system: z.string().check(z.maxLength(100_000)),
+  input: z.string().check(z.maxLength(1_000_000)),
+  schema: z.record(z.string(), z.unknown()),
+  model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  maxCostUsd: z.optional(z.number().check(z.gt(0))),
+});
 
 /**
  * The server half of `httpProxy`: a web-standard `(Request) => Promise<Response>`
@@ -78,7 +75,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
     } catch {
       return fail(400, 'bad_request', 'The request body is not JSON.');
     }
-    const parsed = requestSchema.safeParse(body);
+    const parsed = safeParse(requestSchema, body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return fail(400, 'bad_request', `Invalid request: ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim());

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../schema/safe-parse.js';
 import { ImportError } from '../errors.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
@@ -28,8 +29,8 @@ const headerSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
   version: z.literal(EXPORT_VERSION),
   exportedAt: z.number(),
-  userId: userIdSchema.nullable(),
-  embedder: z.object({ id: z.string(), dimension: z.number().int().positive() }).nullable(),
+  userId: z.nullable(userIdSchema),
+  embedder: z.nullable(z.object({ id: z.string(), dimension: z.number().check(z.int(), z.positive()) })),
 });
 export type ExportHeader = z.infer<typeof headerSchema>;
 
@@ -42,12 +43,12 @@ const lineSchema = z.discriminatedUnion('kind', [
     id: idSchema,
     userId: userIdSchema,
     memoryKind: z.enum(['episode', 'fact']),
-    vector: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
+    vector: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
   }),
   z.object({ kind: z.literal('task'), record: taskRecordSchema }),
   z.object({ kind: z.literal('step'), record: stepRecordSchema }),
   z.object({ kind: z.literal('pattern'), record: patternRecordSchema }),
-  z.object({ kind: z.literal('end'), lines: z.number().int().nonnegative(), checksum: z.string() }),
+  z.object({ kind: z.literal('end'), lines: z.number().check(z.int(), z.nonnegative()), checksum: z.string() }),
 ]);
 
 export interface ExportContents {
@@ -93,14 +94,14 @@ export function parseExport(text: string): ExportContents {
   while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
   if (lines.length < 2) throw new ImportError('The export is empty or truncated: it has no closing line.');
 
-  const header = headerSchema.safeParse(safeJson(lines[0]!, 1));
+  const header = safeParse(headerSchema, safeJson(lines[0]!, 1));
   if (!header.success) {
     throw new ImportError(`Line 1 is not an engram export header (format "${EXPORT_FORMAT}", version ${EXPORT_VERSION}).`, {
       line: 1,
     });
   }
 
-  const last = lineSchema.safeParse(safeJson(lines[lines.length - 1]!, lines.length));
+  const last = safeParse(lineSchema, safeJson(lines[lines.length - 1]!, lines.length));
   if (!last.success || last.data.kind !== 'end') {
     throw new ImportError('The export is truncated: its last line is not the closing "end" line.', { line: lines.length });
   }
@@ -116,7 +117,7 @@ export function parseExport(text: string): ExportContents {
   // Two lines for one record would make the import depend on line order: refuse instead.
   const seen = new Set<string>();
   for (let i = 1; i < body.length; i++) {
-    const parsed = lineSchema.safeParse(safeJson(body[i]!, i + 1));
+    const parsed = safeParse(lineSchema, safeJson(body[i]!, i + 1));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ImportError(`Line ${i + 1} is not a valid export line: ${issue?.path.join('.') || 'value'} ${issue?.message ?? ''}`.trim(), {

@@ -9,14 +9,15 @@ export type { CallOptions } from '../facade/call-signal.js';
 export type { LiveQuery, LiveSnapshot, LiveObserver, Unsubscribe } from '../facade/live-query.js';
 export type { RecallHit, MemoryRecord } from '../recall/recall.js';
 export type { ImportSummary } from '../portability/import.js';
-export type { ScoreParts, RankingOptions } from '../search/ranking.js';
+export type { ScoreParts } from '../search/ranking.js';
+export type { RankingOptions } from '../schema/ranking-options.js';
 export type { LifecycleOptions, EmbedderOptions, IndexSnapshotOptions } from '../schema/options.js';
 export type { Episode, EpisodeInput, EpisodePatch } from '../schema/episode.js';
 export type { Fact, FactInput, FactPatch, FactCategory, AddOptions, AddManyOptions } from '../schema/fact.js';
 export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, MetadataFilter } from '../schema/query.js';
 export type { MemoryType, Metadata } from '../schema/common.js';
 export type { FormatContextOptions } from '../recall/format-context.js';
-export type { SequenceOptions } from '../recall/sequence.js';
+export type { SequenceOptions } from '../schema/sequence-options.js';
 export type { Embedder, Progress, ProgressListener } from '../embed/embedder.js';
 export type { TransformersEmbedderOptions } from '../embed/transformers-embedder.js';
 export type {

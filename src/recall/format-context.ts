@@ -1,31 +1,29 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import { parseInput } from '../schema/parse.js';
 
 /** The range a JavaScript Date can hold; outside it, date formatting throws. */
 const MAX_DATE_MS = 8.64e15;
-const dateMsSchema = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS);
+const dateMsSchema = z.number().check(z.gte(-MAX_DATE_MS), z.lte(MAX_DATE_MS));
 
-export const timeZoneSchema = z.string().refine((tz) => {
+export const timeZoneSchema = z.string().check(z.refine((tz) => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;
   } catch {
     return false;
   }
-}, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"');
+}, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"'));
 
-export const formatContextOptionsSchema = z
-  .object({
-    /** The moment the prompt is for (default: now). */
-    now: z.union([dateMsSchema, z.date()]).optional(),
-    /** IANA time zone for the Now line and every date (default: the runtime's). */
-    timeZone: timeZoneSchema.optional(),
-    /** A profile line to put first (from `memory.profileLine(userId)`). */
-    profileLine: z.string().optional(),
-  })
-  .strict();
+export const formatContextOptionsSchema = z.strictObject({
+  /** The moment the prompt is for (default: now). */
+  now: z.optional(z.union([dateMsSchema, z.date()])),
+  /** IANA time zone for the Now line and every date (default: the runtime's). */
+  timeZone: z.optional(timeZoneSchema),
+  /** A profile line to put first (from `memory.profileLine(userId)`). */
+  profileLine: z.optional(z.string()),
+});
 export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {
@@ -37,10 +35,10 @@ export const renderableMemorySchema = z.looseObject({
   type: z.enum(['episode', 'fact']),
   text: z.string(),
   createdAt: dateMsSchema,
-  goal: z.string().nullable().optional(),
-  outcome: z.string().nullable().optional(),
-  quality: z.string().nullable().optional(),
-  outcomeStatus: z.string().optional(),
+  goal: z.optional(z.nullable(z.string())),
+  outcome: z.optional(z.nullable(z.string())),
+  quality: z.optional(z.nullable(z.string())),
+  outcomeStatus: z.optional(z.string()),
 });
 const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
 

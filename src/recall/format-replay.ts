@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Episode } from '../schema/episode.js';
 import { timestampSchema } from '../schema/common.js';
 import { parseInput } from '../schema/parse.js';
@@ -8,15 +8,15 @@ import { localDate, timeZoneSchema } from './format-context.js';
 const replayableSchema = z.array(
   z.looseObject({
     text: z.string(),
-    goal: z.string().nullable().optional(),
-    parentId: z.string().nullable().optional(),
-    outcome: z.string().nullable().optional(),
-    startedAt: timestampSchema.max(8.64e15),
+    goal: z.optional(z.nullable(z.string())),
+    parentId: z.optional(z.nullable(z.string())),
+    outcome: z.optional(z.nullable(z.string())),
+    startedAt: timestampSchema.check(z.lte(8.64e15)),
     tags: z.array(z.string()),
     outcomeStatus: z.string(),
   }),
 );
-const replayOptionsSchema = z.object({ timeZone: timeZoneSchema.optional() }).strict();
+const replayOptionsSchema = z.strictObject({ timeZone: z.optional(timeZoneSchema) });
 
 /**
  * Renders episodes (typically from `episodes.sequence()`) as replay blocks:

@@ -1,18 +1,8 @@
-import * as z from 'zod';
 import type { Episode } from '../schema/episode.js';
-import { userIdSchema } from '../schema/common.js';
+import type { SequenceOptions } from '../schema/sequence-options.js';
 
-export const sequenceOptionsSchema = z
-  .object({
-    userId: userIdSchema.optional(),
-    /** At most this many episodes (default 10). */
-    limit: z.number().int().min(1).max(1000).optional(),
-    /** Relevance an episode must exceed to belong to the topic (default 0.5); episodes tagged with the topic always belong. */
-    minRelevance: z.number().min(-1).max(1).optional(),
-    includeArchived: z.boolean().optional(),
-  })
-  .strict();
-export type SequenceOptions = z.input<typeof sequenceOptionsSchema>;
+export type { SequenceOptions };
+
 
 /**
  * Chronological replay of a topic: take 2 × limit candidates by relevance

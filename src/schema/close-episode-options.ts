@@ -1,11 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { timestampSchema } from './common.js';
 
 /** What `memory.episodes.close(id, options)` takes (see src/lifecycle/close-episode.ts). */
-export const closeEpisodeOptionsSchema = z
-  .object({
-    /** When the episode ended; by default now, unless the episode already records an end after its start. */
-    endedAt: timestampSchema.optional(),
-  })
-  .strict();
+export const closeEpisodeOptionsSchema = z.strictObject({
+  /** When the episode ended; by default now, unless the episode already records an end after its start. */
+  endedAt: z.optional(timestampSchema),
+});
 export type CloseEpisodeOptions = z.input<typeof closeEpisodeOptionsSchema>;

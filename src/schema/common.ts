@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Ids are opaque strings chosen by engram (or by the app). They are bounded and
@@ -6,10 +6,11 @@ import * as z from 'zod';
  */
 export const idSchema = z
   .string()
-  .min(1, 'must not be empty')
-  .max(200, 'must be at most 200 characters')
-  // eslint-disable-next-line no-control-regex
-  .regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
+  .check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(200, 'must be at most 200 characters'),
+    z.regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters'),
+  );
 
 /** Users scope every memory. Single-user apps can rely on the default. */
 export const userIdSchema = idSchema;
@@ -19,16 +20,18 @@ export const DEFAULT_USER_ID = 'default';
 export const MAX_TEXT_CHARS = 100_000;
 export const textSchema = z
   .string()
-  .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`)
-  .refine((s) => s.trim().length > 0, 'must not be empty or whitespace only');
+  .check(
+    z.maxLength(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`),
+    z.refine((s) => s.trim().length > 0, 'must not be empty or whitespace only'),
+  );
 
-export const tagSchema = z.string().min(1).max(100);
-export const tagsSchema = z.array(tagSchema).max(50, 'at most 50 tags');
+export const tagSchema = z.string().check(z.minLength(1), z.maxLength(100));
+export const tagsSchema = z.array(tagSchema).check(z.maxLength(50, 'at most 50 tags'));
 
 /** Epoch milliseconds. */
-export const timestampSchema = z.number().int().nonnegative().finite();
+export const timestampSchema = z.number().check(z.int(), z.nonnegative());
 
-export const importanceSchema = z.number().min(0).max(1);
+export const importanceSchema = z.number().check(z.gte(0), z.lte(1));
 
 /**
  * App-defined metadata: JSON-like values only, bounded in size. Filters in
@@ -43,7 +46,7 @@ export const metadataSchema = jsonRecordSchema(100_000);
  * export that can no longer be serialised).
  */
 export function jsonRecordSchema(maxChars: number) {
-  return z.record(z.string().max(100), z.unknown()).refine((m) => {
+  return z.record(z.string().check(z.maxLength(100)), z.unknown()).check(z.refine((m) => {
     try {
       if (JSON.stringify(m).length > maxChars) return false;
       structuredClone(m);
@@ -51,7 +54,7 @@ export function jsonRecordSchema(maxChars: number) {
     } catch {
       return false;
     }
-  }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${maxChars.toLocaleString('en-US')} characters`);
+  }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${maxChars.toLocaleString('en-US')} characters`));
 }
 
 export type Metadata = z.infer<typeof metadataSchema>;

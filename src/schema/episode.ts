@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   idSchema,
   importanceSchema,
@@ -16,22 +16,22 @@ export const provenanceSchema = z.enum(['trusted', 'untrusted']);
 export const episodeStateSchema = z.enum(['active', 'summarized', 'archived']);
 export const episodeSourceSchema = z.enum(['manual', 'episode', 'import']);
 
-const shortList = z.array(z.string().min(1).max(500)).max(50);
+const shortList = z.array(z.string().check(z.minLength(1), z.maxLength(500))).check(z.maxLength(50));
 
 /** An episode as stored: "what happened, what we learned". */
 export const episodeRecordSchema = z.object({
   id: idSchema,
   type: z.literal('episode'),
   userId: userIdSchema,
-  sessionId: idSchema.nullable(),
+  sessionId: z.nullable(idSchema),
   /** The text that is embedded and keyword-indexed. */
   text: textSchema,
-  goal: z.string().nullable(),
-  context: z.string().nullable(),
-  approach: z.string().nullable(),
-  outcome: z.string().nullable(),
-  lessons: z.string().nullable(),
-  quality: qualitySchema.nullable(),
+  goal: z.nullable(z.string()),
+  context: z.nullable(z.string()),
+  approach: z.nullable(z.string()),
+  outcome: z.nullable(z.string()),
+  lessons: z.nullable(z.string()),
+  quality: z.nullable(qualitySchema),
   tags: tagsSchema,
   actors: shortList,
   participants: shortList,
@@ -42,10 +42,10 @@ export const episodeRecordSchema = z.object({
   importance: importanceSchema,
   pinned: z.boolean(),
   provenance: provenanceSchema,
-  parentId: idSchema.nullable(),
+  parentId: z.nullable(idSchema),
   state: episodeStateSchema,
   source: episodeSourceSchema,
-  promptVersion: z.string().nullable(),
+  promptVersion: z.nullable(z.string()),
   metadata: metadataSchema,
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
@@ -56,69 +56,63 @@ export const episodeRecordSchema = z.object({
 export type Episode = z.infer<typeof episodeRecordSchema>;
 
 /** What `memory.episodes.add()` accepts. Only `text` (or `goal`) is required. */
-export const episodeInputSchema = z
-  .object({
-    id: idSchema.optional(),
-    userId: userIdSchema.optional(),
-    sessionId: idSchema.nullable().optional(),
-    text: textSchema.optional(),
-    goal: textSchema.optional(),
-    context: z.string().max(100_000).optional(),
-    approach: z.string().max(100_000).optional(),
-    outcome: z.string().max(100_000).optional(),
-    lessons: z.string().max(100_000).optional(),
-    quality: qualitySchema.optional(),
-    tags: tagsSchema.optional(),
-    actors: shortList.optional(),
-    participants: shortList.optional(),
-    toolsUsed: shortList.optional(),
-    entities: shortList.optional(),
-    keyDecisions: shortList.optional(),
-    outcomeStatus: outcomeStatusSchema.optional(),
-    importance: importanceSchema.optional(),
-    pinned: z.boolean().optional(),
-    provenance: provenanceSchema.optional(),
-    parentId: idSchema.nullable().optional(),
-    state: episodeStateSchema.optional(),
-    metadata: metadataSchema.optional(),
-    createdAt: timestampSchema.optional(),
-    startedAt: timestampSchema.optional(),
-    endedAt: timestampSchema.optional(),
-  })
-  .strict()
-  .refine((e) => e.text !== undefined || e.goal !== undefined, {
-    message: 'an episode needs `text` or `goal`',
-    path: ['text'],
-  });
+export const episodeInputSchema = z.strictObject({
+  id: z.optional(idSchema),
+  userId: z.optional(userIdSchema),
+  sessionId: z.optional(z.nullable(idSchema)),
+  text: z.optional(textSchema),
+  goal: z.optional(textSchema),
+  context: z.optional(z.string().check(z.maxLength(100_000))),
+  approach: z.optional(z.string().check(z.maxLength(100_000))),
+  outcome: z.optional(z.string().check(z.maxLength(100_000))),
+  lessons: z.optional(z.string().check(z.maxLength(100_000))),
+  quality: z.optional(qualitySchema),
+  tags: z.optional(tagsSchema),
+  actors: z.optional(shortList),
+  participants: z.optional(shortList),
+  toolsUsed: z.optional(shortList),
+  entities: z.optional(shortList),
+  keyDecisions: z.optional(shortList),
+  outcomeStatus: z.optional(outcomeStatusSchema),
+  importance: z.optional(importanceSchema),
+  pinned: z.optional(z.boolean()),
+  provenance: z.optional(provenanceSchema),
+  parentId: z.optional(z.nullable(idSchema)),
+  state: z.optional(episodeStateSchema),
+  metadata: z.optional(metadataSchema),
+  createdAt: z.optional(timestampSchema),
+  startedAt: z.optional(timestampSchema),
+  endedAt: z.optional(timestampSchema),
+}).check(z.refine((e) => e.text !== undefined || e.goal !== undefined, {
+  message: 'an episode needs `text` or `goal`',
+  path: ['text'],
+}));
 export type EpisodeInput = z.input<typeof episodeInputSchema>;
 
 /** Fields `memory.episodes.update()` may change. Identity and timestamps are engram's. */
-export const episodePatchSchema = z
-  .object({
-    text: textSchema,
-    goal: textSchema.nullable(),
-    context: z.string().max(100_000).nullable(),
-    approach: z.string().max(100_000).nullable(),
-    outcome: z.string().max(100_000).nullable(),
-    lessons: z.string().max(100_000).nullable(),
-    quality: qualitySchema.nullable(),
-    tags: tagsSchema,
-    actors: shortList,
-    participants: shortList,
-    toolsUsed: shortList,
-    entities: shortList,
-    keyDecisions: shortList,
-    outcomeStatus: outcomeStatusSchema,
-    importance: importanceSchema,
-    pinned: z.boolean(),
-    provenance: provenanceSchema,
-    parentId: idSchema.nullable(),
-    state: episodeStateSchema,
-    metadata: metadataSchema,
-    endedAt: timestampSchema,
-  })
-  .partial()
-  .strict();
+export const episodePatchSchema = z.partial(z.strictObject({
+  text: textSchema,
+  goal: z.nullable(textSchema),
+  context: z.nullable(z.string().check(z.maxLength(100_000))),
+  approach: z.nullable(z.string().check(z.maxLength(100_000))),
+  outcome: z.nullable(z.string().check(z.maxLength(100_000))),
+  lessons: z.nullable(z.string().check(z.maxLength(100_000))),
+  quality: z.nullable(qualitySchema),
+  tags: tagsSchema,
+  actors: shortList,
+  participants: shortList,
+  toolsUsed: shortList,
+  entities: shortList,
+  keyDecisions: shortList,
+  outcomeStatus: outcomeStatusSchema,
+  importance: importanceSchema,
+  pinned: z.boolean(),
+  provenance: provenanceSchema,
+  parentId: z.nullable(idSchema),
+  state: episodeStateSchema,
+  metadata: metadataSchema,
+  endedAt: timestampSchema,
+}));
 export type EpisodePatch = z.input<typeof episodePatchSchema>;
 
 /** The indexed text of a structured episode: goal and context, as the extraction issue specifies. */

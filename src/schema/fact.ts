@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   idSchema,
   importanceSchema,
@@ -20,7 +20,7 @@ export const factRecordSchema = z.object({
   id: idSchema,
   type: z.literal('fact'),
   userId: userIdSchema,
-  sessionId: idSchema.nullable(),
+  sessionId: z.nullable(idSchema),
   text: textSchema,
   category: factCategorySchema,
   importance: importanceSchema,
@@ -29,8 +29,8 @@ export const factRecordSchema = z.object({
   source: factSourceSchema,
   status: factStatusSchema,
   validFrom: timestampSchema,
-  validUntil: timestampSchema.nullable(),
-  supersededBy: idSchema.nullable(),
+  validUntil: z.nullable(timestampSchema),
+  supersededBy: z.nullable(idSchema),
   metadata: metadataSchema,
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
@@ -54,14 +54,16 @@ const isFloat32Array = (v: unknown): v is Float32Array => Object.prototype.toStr
  */
 export const embeddingSchema = z
   .custom<Float32Array | number[]>((v) => isFloat32Array(v) || Array.isArray(v), 'must be a Float32Array or an array of numbers')
-  .superRefine((v, ctx) => {
-    if (v.length === 0) return void ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-    if (v.length > MAX_EMBEDDING_DIMENSION) {
-      return void ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_EMBEDDING_DIMENSION.toLocaleString('en-US')} numbers` });
-    }
-    const problem = float32VectorProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', path: problem.index === undefined ? [] : [problem.index], message: problem.message });
-  });
+  .check(
+    z.superRefine((v, ctx) => {
+      if (v.length === 0) return void ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+      if (v.length > MAX_EMBEDDING_DIMENSION) {
+        return void ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_EMBEDDING_DIMENSION.toLocaleString('en-US')} numbers` });
+      }
+      const problem = float32VectorProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', path: problem.index === undefined ? [] : [problem.index], message: problem.message });
+    }),
+  );
 
 /**
  * Why `v` cannot be stored as a float32 embedding (a non-number, a number
@@ -78,60 +80,51 @@ export function float32VectorProblem(v: ArrayLike<unknown>): { index?: number; m
   return nonZero ? undefined : { message: 'must not be all zeros as float32 (it has no direction)' };
 }
 
-export const factInputSchema = z
-  .object({
-    id: idSchema.optional(),
-    userId: userIdSchema.optional(),
-    sessionId: idSchema.nullable().optional(),
-    text: textSchema,
-    category: factCategorySchema.optional(),
-    importance: importanceSchema.optional(),
-    pinned: z.boolean().optional(),
-    tags: tagsSchema.optional(),
-    metadata: metadataSchema.optional(),
-    createdAt: timestampSchema.optional(),
-    /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
-    embedding: embeddingSchema.optional(),
-  })
-  .strict();
+export const factInputSchema = z.strictObject({
+  id: z.optional(idSchema),
+  userId: z.optional(userIdSchema),
+  sessionId: z.optional(z.nullable(idSchema)),
+  text: textSchema,
+  category: z.optional(factCategorySchema),
+  importance: z.optional(importanceSchema),
+  pinned: z.optional(z.boolean()),
+  tags: z.optional(tagsSchema),
+  metadata: z.optional(metadataSchema),
+  createdAt: z.optional(timestampSchema),
+  /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
+  embedding: z.optional(embeddingSchema),
+});
 export type FactInput = z.input<typeof factInputSchema>;
 
 /** Options of `facts.add`. */
-export const addOptionsSchema = z
-  .object({
-    /**
-     * Merge with a near-identical current fact of the same user and category
-     * (default true), as `observe()` does: the same fact at cosine ≥
-     * `facts.autoUpdateAt`, or by the LLM's same-fact check between
-     * `facts.checkFrom` and it when a provider is set; the old version stays
-     * in `facts.history()`. `false` inserts the fact as it is. A fact with an
-     * `id` the app chose is never merged (it is written under that id).
-     */
-    merge: z.boolean().optional(),
-  })
-  .strict();
+export const addOptionsSchema = z.strictObject({
+  /**
+   * Merge with a near-identical current fact of the same user and category
+   * (default true), as `observe()` does: the same fact at cosine ≥
+   * `facts.autoUpdateAt`, or by the LLM's same-fact check between
+   * `facts.checkFrom` and it when a provider is set; the old version stays
+   * in `facts.history()`. `false` inserts the fact as it is. A fact with an
+   * `id` the app chose is never merged (it is written under that id).
+   */
+  merge: z.optional(z.boolean()),
+});
 export type AddOptions = z.input<typeof addOptionsSchema>;
 
 /** Options of `facts.addMany`. */
-export const addManyOptionsSchema = z
-  .object({
-    /** Merge each fact as `facts.add` does (default false: a bulk load inserts as given, without a neighbour search per fact). */
-    merge: z.boolean().optional(),
-    /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
-    returnRecords: z.boolean().optional(),
-  })
-  .strict();
+export const addManyOptionsSchema = z.strictObject({
+  /** Merge each fact as `facts.add` does (default false: a bulk load inserts as given, without a neighbour search per fact). */
+  merge: z.optional(z.boolean()),
+  /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
+  returnRecords: z.optional(z.boolean()),
+});
 export type AddManyOptions = z.input<typeof addManyOptionsSchema>;
 
-export const factPatchSchema = z
-  .object({
-    text: textSchema,
-    category: factCategorySchema,
-    importance: importanceSchema,
-    pinned: z.boolean(),
-    tags: tagsSchema,
-    metadata: metadataSchema,
-  })
-  .partial()
-  .strict();
+export const factPatchSchema = z.partial(z.strictObject({
+  text: textSchema,
+  category: factCategorySchema,
+  importance: importanceSchema,
+  pinned: z.boolean(),
+  tags: tagsSchema,
+  metadata: metadataSchema,
+}));
 export type FactPatch = z.input<typeof factPatchSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, userIdSchema } from './common.js';
 
 /** One turn's size limit per side: far beyond any chat turn, well below what would stall the extraction call. */
@@ -6,12 +6,11 @@ const MAX_TURN_CHARS = 200_000;
 
 /** What `memory.observe()` takes: one conversation turn (see src/extract/observe.ts). */
 export const observeInputSchema = z
-  .object({
-    userId: userIdSchema.optional(),
-    sessionId: idSchema.optional(),
-    user: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
-    assistant: z.string().max(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`),
+  .strictObject({
+    userId: z.optional(userIdSchema),
+    sessionId: z.optional(idSchema),
+    user: z.string().check(z.maxLength(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`)),
+    assistant: z.string().check(z.maxLength(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`)),
   })
-  .strict()
-  .refine((i) => i.user.trim().length > 0 || i.assistant.trim().length > 0, { message: 'user and assistant are both empty', path: ['user'] });
+  .check(z.refine((i) => i.user.trim().length > 0 || i.assistant.trim().length > 0, { message: 'user and assistant are both empty', path: ['user'] }));
 export type ObserveInput = z.input<typeof observeInputSchema>;

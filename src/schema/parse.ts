@@ -1,4 +1,5 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
+import { safeParse } from './safe-parse.js';
 import { ValidationError } from '../errors.js';
 import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
 
@@ -13,7 +14,7 @@ import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
  * and host objects (createMemory's embedder, IndexedDB factory, LLM
  * provider); zod still rebuilds their plain-data parts as it parses.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string, options: { copy?: boolean } = {}): z.output<S> {
+export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, where: string, options: { copy?: boolean } = {}): z.output<S> {
   let input = value;
   if (options.copy !== false) {
     try {
@@ -23,9 +24,9 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
       throw new ValidationError(`${where}: ${error.message}`, [{ path: error.path, message: error.reason }]);
     }
   }
-  let result: z.ZodSafeParseResult<z.output<S>>;
+  let result: ReturnType<typeof safeParse<S>>;
   try {
-    result = schema.safeParse(input) as z.ZodSafeParseResult<z.output<S>>;
+    result = safeParse(schema, input);
   } catch (error) {
     // A getter or Proxy in an uncopied input threw while being read: the input is unusable, say so in a typed error.
     const message = `could not be read (${describeThrown(error)})`;

@@ -1,33 +1,29 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from './safe-parse.js';
 import { isValidTimeZone } from './time-zone.js';
 import { timestampSchema, userIdSchema } from './common.js';
 
-const shortText = z.string().trim().min(1).max(200);
+const shortText = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
 /** The compact structured profile of one user. Every field is optional; `extra` holds free keys. */
-export const profileFieldsSchema = z
-  .object({
-    name: shortText,
-    preferredTone: shortText,
-    language: shortText,
-    city: shortText,
-    timeZone: z.string().refine(isValidTimeZone, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"'),
-    goals: z.array(shortText).max(20),
-    extra: z.record(z.string().min(1).max(100), z.string().max(500)),
-  })
-  .partial()
-  .strict();
+export const profileFieldsSchema = z.partial(z.strictObject({
+  name: shortText,
+  preferredTone: shortText,
+  language: shortText,
+  city: shortText,
+  timeZone: z.string().check(z.refine(isValidTimeZone, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"')),
+  goals: z.array(shortText).check(z.maxLength(20)),
+  extra: z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(500))),
+}));
 export type ProfileFields = z.infer<typeof profileFieldsSchema>;
 export type ProfilePatch = z.input<typeof profileFieldsSchema>;
 
 /** A row of the `profiles` table: the validated fields of one user. */
-export const profileRecordSchema = z
-  .object({
-    userId: userIdSchema,
-    fields: profileFieldsSchema,
-    updatedAt: timestampSchema,
-  })
-  .strict();
+export const profileRecordSchema = z.strictObject({
+  userId: userIdSchema,
+  fields: profileFieldsSchema,
+  updatedAt: timestampSchema,
+});
 export type ProfileRecord = z.infer<typeof profileRecordSchema>;
 
 export interface Profile extends ProfileFields {
@@ -38,7 +34,7 @@ export interface Profile extends ProfileFields {
 }
 
 export function profileOf(userId: string, fields: Record<string, unknown> | undefined, updatedAt: number | null): Profile {
-  const parsed = profileFieldsSchema.safeParse(fields ?? {});
+  const parsed = safeParse(profileFieldsSchema, fields ?? {});
   const f = parsed.success ? parsed.data : {};
   return { userId, ...f, goals: f.goals ?? [], extra: f.extra ?? {}, updatedAt };
 }

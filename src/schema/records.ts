@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, memoryTypeSchema, timestampSchema, userIdSchema } from './common.js';
 
 /**
@@ -23,7 +23,7 @@ export type StoredVector = z.infer<typeof storedVectorSchema>;
  * never loads vectors (see store/vector-blocks.ts for why they are blocked).
  */
 export const vectorBlockSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   userId: userIdSchema,
   kind: vectorKindSchema,
   /** The memories whose vectors the block holds, in row order. */
@@ -38,11 +38,11 @@ export type LegacyVectorRecord = StoredVector;
 
 /** A durable unit of background work. Rows are deleted when the job finishes or is dropped. */
 export const jobRecordSchema = z.object({
-  id: z.string().min(1),
-  kind: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  kind: z.string().check(z.minLength(1)),
   userId: userIdSchema,
   payload: z.unknown(),
-  attempts: z.number().int().min(0),
+  attempts: z.number().check(z.int(), z.gte(0)),
   /** Epoch ms before which the job must not run (backoff). */
   runAfter: timestampSchema,
   /** While an engine runs the job, it holds a lease until this time; an expired lease means the runner died. */
@@ -53,19 +53,19 @@ export type JobRecord = z.infer<typeof jobRecordSchema>;
 
 /** An audit/telemetry event, kept for the inspector and for tests. */
 export const eventRecordSchema = z.object({
-  seq: z.number().int().optional(),
-  type: z.string().min(1),
-  userId: userIdSchema.nullable(),
+  seq: z.optional(z.number().check(z.int())),
+  type: z.string().check(z.minLength(1)),
+  userId: z.nullable(userIdSchema),
   at: timestampSchema,
   data: z.record(z.string(), z.unknown()),
 });
 export type EventRecord = z.infer<typeof eventRecordSchema>;
 
 /** A key/value row of the `meta` table (embedder stamp, write mark, capture state). */
-export const metaRecordSchema = z.object({ key: z.string().min(1), value: z.unknown() });
+export const metaRecordSchema = z.object({ key: z.string().check(z.minLength(1)), value: z.unknown() });
 export type MetaRecord = z.infer<typeof metaRecordSchema>;
 
 /** The embedder that produced the stored vectors; a different one triggers re-embedding. */
-export const embedderStampSchema = z.object({ id: z.string().min(1), dimension: z.number().int().positive() });
+export const embedderStampSchema = z.object({ id: z.string().check(z.minLength(1)), dimension: z.number().check(z.int(), z.positive()) });
 export type EmbedderStamp = z.infer<typeof embedderStampSchema>;
 export const EMBEDDER_META_KEY = 'embedder';

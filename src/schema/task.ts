@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, metadataSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 
 export const taskTypeSchema = z.enum(['code-generation', 'debugging', 'refactoring', 'testing', 'analysis', 'documentation', 'other']);
@@ -7,53 +7,45 @@ export const complexitySchema = z.enum(['simple', 'moderate', 'complex']);
 export type Complexity = z.infer<typeof complexitySchema>;
 
 /** Strings are stored exactly as given: Unicode, NUL bytes and whitespace-only values included. */
-const name = z.string().min(1).max(200);
+const name = z.string().check(z.minLength(1), z.maxLength(200));
 
-export const taskContextSchema = z
-  .object({
-    language: name.optional(),
-    framework: name.optional(),
-    complexity: complexitySchema,
-    domain: name,
-    tags: z.array(tagSchema).max(50).default([]),
-  })
-  .strict();
+export const taskContextSchema = z.strictObject({
+  language: z.optional(name),
+  framework: z.optional(name),
+  complexity: complexitySchema,
+  domain: name,
+  tags: z._default(z.array(tagSchema).check(z.maxLength(50)), []),
+});
 export type TaskContext = z.infer<typeof taskContextSchema>;
 
-export const taskStartSchema = z
-  .object({
-    userId: userIdSchema.optional(),
-    description: z.string(),
-    type: taskTypeSchema,
-    context: taskContextSchema,
-    metadata: metadataSchema.optional(),
-  })
-  .strict();
+export const taskStartSchema = z.strictObject({
+  userId: z.optional(userIdSchema),
+  description: z.string(),
+  type: taskTypeSchema,
+  context: taskContextSchema,
+  metadata: z.optional(metadataSchema),
+});
 export type TaskStart = z.input<typeof taskStartSchema>;
 
 export const stepResultSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('success'), output: z.string() }).strict(),
-  z.object({ kind: z.literal('error'), message: z.string() }).strict(),
-  z.object({ kind: z.literal('timeout') }).strict(),
+  z.strictObject({ kind: z.literal('success'), output: z.string() }),
+  z.strictObject({ kind: z.literal('error'), message: z.string() }),
+  z.strictObject({ kind: z.literal('timeout') }),
 ]);
 export type StepResult = z.infer<typeof stepResultSchema>;
 
-export const stepInputSchema = z
-  .object({
-    tool: name,
-    action: z.string().max(10_000),
-    // Sizes (and JSON-serialisability) are checked by tasks/limits.ts as LimitErrors; this only
-    // rejects what IndexedDB cannot store (functions, symbols), which would poison the step buffer.
-    parameters: z
-      .record(z.string(), z.unknown())
-      .refine(isCloneable, 'must be plain data (no functions or symbols)')
-      .default({}),
-    result: stepResultSchema,
-    latencyMs: z.number().finite().min(0),
-    tokens: z.number().int().min(0).optional(),
-    metadata: metadataSchema.optional(),
-  })
-  .strict();
+export const stepInputSchema = z.strictObject({
+  tool: name,
+  action: z.string().check(z.maxLength(10_000)),
+  // Sizes (and JSON-serialisability) are checked by tasks/limits.ts as LimitErrors; this only
+  // rejects what IndexedDB cannot store (functions, symbols), which would poison the step buffer.
+  parameters: z._default(z
+    .record(z.string(), z.unknown()).check(z.refine(isCloneable, 'must be plain data (no functions or symbols)')), {}),
+  result: stepResultSchema,
+  latencyMs: z.number().check(z.gte(0)),
+  tokens: z.optional(z.number().check(z.int(), z.gte(0))),
+  metadata: z.optional(metadataSchema),
+});
 export type StepInput = z.input<typeof stepInputSchema>;
 
 function isCloneable(value: unknown): boolean {
@@ -66,44 +58,42 @@ function isCloneable(value: unknown): boolean {
 }
 
 /** A recorded step: the validated input plus where it sits in its task. */
-export const stepRecordSchema = stepInputSchema.extend({
+export const stepRecordSchema = z.extend(stepInputSchema, {
   /** `${taskId}#${index}` */
-  id: z.string().min(1).max(300),
+  id: z.string().check(z.minLength(1), z.maxLength(300)),
   taskId: idSchema,
   /** 1-based, in call order. */
-  index: z.number().int().min(1),
+  index: z.number().check(z.int(), z.gte(1)),
   at: timestampSchema,
 });
 export type StepRecord = z.output<typeof stepRecordSchema>;
 
 export const taskOutcomeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('success'), verdict: z.string(), artifacts: z.array(z.string()).default([]) }).strict(),
-  z.object({ kind: z.literal('partial'), verdict: z.string(), completed: z.array(z.string()), failed: z.array(z.string()) }).strict(),
-  z.object({ kind: z.literal('failure'), reason: z.string(), details: z.string().optional() }).strict(),
-  z.object({ kind: z.literal('abstained'), atStep: z.number().int().min(0), reason: z.string() }).strict(),
+  z.strictObject({ kind: z.literal('success'), verdict: z.string(), artifacts: z._default(z.array(z.string()), []) }),
+  z.strictObject({ kind: z.literal('partial'), verdict: z.string(), completed: z.array(z.string()), failed: z.array(z.string()) }),
+  z.strictObject({ kind: z.literal('failure'), reason: z.string(), details: z.optional(z.string()) }),
+  z.strictObject({ kind: z.literal('abstained'), atStep: z.number().check(z.int(), z.gte(0)), reason: z.string() }),
 ]);
 export type TaskOutcome = z.input<typeof taskOutcomeSchema>;
 export type ParsedOutcome = z.output<typeof taskOutcomeSchema>;
 
-const score = z.number().finite();
+const score = z.number();
 
-export const rewardBreakdownSchema = z
-  .object({
-    total: score,
-    base: score,
-    abstention: score,
-    efficiency: score,
-    durationScore: score,
-    stepScore: score,
-    complexityBonus: score,
-    qualityMultiplier: score,
-    learningBonus: score,
-  })
-  .strict();
+export const rewardBreakdownSchema = z.strictObject({
+  total: score,
+  base: score,
+  abstention: score,
+  efficiency: score,
+  durationScore: score,
+  stepScore: score,
+  complexityBonus: score,
+  qualityMultiplier: score,
+  learningBonus: score,
+});
 export type RewardBreakdown = z.infer<typeof rewardBreakdownSchema>;
 
 const reflectionItems = z.array(z.string());
-export const reflectionSchema = z.object({ successes: reflectionItems, improvements: reflectionItems, insights: reflectionItems }).strict();
+export const reflectionSchema = z.strictObject({ successes: reflectionItems, improvements: reflectionItems, insights: reflectionItems });
 export type Reflection = z.infer<typeof reflectionSchema>;
 
 /**
@@ -111,82 +101,73 @@ export type Reflection = z.infer<typeof reflectionSchema>;
  * completed ones have all of them (checked, so an import cannot store a
  * completed task that `tasks.stats()` or `tasks.relevant()` cannot read).
  */
-export const taskRecordSchema = z
-  .object({
-    id: idSchema,
-    userId: userIdSchema,
-    description: z.string().max(100_000),
-    type: taskTypeSchema,
-    context: taskContextSchema,
-    status: z.enum(['running', 'completed']),
-    startedAt: timestampSchema,
-    completedAt: timestampSchema.nullable(),
-    stepCount: z.number().int().min(0),
-    outcome: taskOutcomeSchema.nullable(),
-    reward: rewardBreakdownSchema.nullable(),
-    reflection: reflectionSchema.nullable(),
-    patternIds: z.array(z.string().min(1).max(300)),
-    metadata: metadataSchema,
-  })
-  .strict()
-  .superRefine((task, ctx) => {
-    const completed = task.status === 'completed';
-    for (const key of ['completedAt', 'outcome', 'reward', 'reflection'] as const) {
-      if (completed && task[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be set on a completed task' });
-      if (!completed && task[key] !== null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be null on a running task' });
-    }
-  });
+export const taskRecordSchema = z.strictObject({
+  id: idSchema,
+  userId: userIdSchema,
+  description: z.string().check(z.maxLength(100_000)),
+  type: taskTypeSchema,
+  context: taskContextSchema,
+  status: z.enum(['running', 'completed']),
+  startedAt: timestampSchema,
+  completedAt: z.nullable(timestampSchema),
+  stepCount: z.number().check(z.int(), z.gte(0)),
+  outcome: z.nullable(taskOutcomeSchema),
+  reward: z.nullable(rewardBreakdownSchema),
+  reflection: z.nullable(reflectionSchema),
+  patternIds: z.array(z.string().check(z.minLength(1), z.maxLength(300))),
+  metadata: metadataSchema,
+}).check(z.superRefine((task, ctx) => {
+  const completed = task.status === 'completed';
+  for (const key of ['completedAt', 'outcome', 'reward', 'reflection'] as const) {
+    if (completed && task[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be set on a completed task' });
+    if (!completed && task[key] !== null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be null on a running task' });
+  }
+}));
 export type TaskRecord = z.output<typeof taskRecordSchema>;
 
 export const patternKindSchema = z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']);
 export type PatternKind = z.infer<typeof patternKindSchema>;
 
-export const patternRecordSchema = z
-  .object({
-    /** Derived from the content, so identical patterns merge. */
-    id: z.string().min(1).max(300),
-    userId: userIdSchema,
-    kind: patternKindSchema,
-    description: z.string(),
-    tools: z.array(z.string()),
-    domain: z.string().max(200),
-    language: z.string().max(200).nullable(),
-    occurrences: z.number().int().min(1),
-    successRate: z.number().min(0).max(1),
-    /** successRate × √occurrences */
-    confidence: z.number().finite().min(0),
-    evidenceTaskIds: z.array(idSchema),
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-  })
-  .strict();
+export const patternRecordSchema = z.strictObject({
+  /** Derived from the content, so identical patterns merge. */
+  id: z.string().check(z.minLength(1), z.maxLength(300)),
+  userId: userIdSchema,
+  kind: patternKindSchema,
+  description: z.string(),
+  tools: z.array(z.string()),
+  domain: z.string().check(z.maxLength(200)),
+  language: z.nullable(z.string().check(z.maxLength(200))),
+  occurrences: z.number().check(z.int(), z.gte(1)),
+  successRate: z.number().check(z.gte(0), z.lte(1)),
+  /** successRate × √occurrences */
+  confidence: z.number().check(z.gte(0)),
+  evidenceTaskIds: z.array(idSchema),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+});
 export type PatternRecord = z.infer<typeof patternRecordSchema>;
 
-export const taskQuerySchema = z
-  .object({
-    description: z.string().min(1).max(10_000),
-    context: taskContextSchema.partial({ complexity: true, domain: true }).default({ tags: [] }),
-  })
-  .strict();
+export const taskQuerySchema = z.strictObject({
+  description: z.string().check(z.minLength(1), z.maxLength(10_000)),
+  context: z._default(z.partial(taskContextSchema, { complexity: true, domain: true }), { tags: [] }),
+});
 export type TaskQuery = z.input<typeof taskQuerySchema>;
 
 export const taskIdSchema = idSchema;
 
 /** Options of agent task recording (`createMemory({ tasks })`). */
-export const tasksOptionsSchema = z
-  .object({
-    /** Extract patterns in a durable background job instead of during `complete()` (default false). */
-    asyncPatterns: z.boolean().optional(),
-    /** Most pattern jobs waiting at once; past it `complete()` extracts synchronously (default 1000). */
-    maxPatternQueue: z.number().int().min(1).max(1_000_000).optional(),
-    /** Items per reflection list (default 5). */
-    reflectionItems: z.number().int().min(1).max(50).optional(),
-    /** Buffered steps that trigger a write (default 50). */
-    flushAt: z.number().int().min(1).max(1000).optional(),
-    /** Buffered steps are written at least this often (default 5000 ms). */
-    flushIntervalMs: z.number().int().min(10).max(3_600_000).optional(),
-    /** Efficiency weights of the reward (default 0.5 / 0.5). */
-    efficiencyWeights: z.object({ duration: z.number().min(0), steps: z.number().min(0) }).strict().optional(),
-  })
-  .strict();
+export const tasksOptionsSchema = z.strictObject({
+  /** Extract patterns in a durable background job instead of during `complete()` (default false). */
+  asyncPatterns: z.optional(z.boolean()),
+  /** Most pattern jobs waiting at once; past it `complete()` extracts synchronously (default 1000). */
+  maxPatternQueue: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
+  /** Items per reflection list (default 5). */
+  reflectionItems: z.optional(z.number().check(z.int(), z.gte(1), z.lte(50))),
+  /** Buffered steps that trigger a write (default 50). */
+  flushAt: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))),
+  /** Buffered steps are written at least this often (default 5000 ms). */
+  flushIntervalMs: z.optional(z.number().check(z.int(), z.gte(10), z.lte(3_600_000))),
+  /** Efficiency weights of the reward (default 0.5 / 0.5). */
+  efficiencyWeights: z.optional(z.strictObject({ duration: z.number().check(z.gte(0)), steps: z.number().check(z.gte(0)) })),
+});
 export type TasksOptions = z.input<typeof tasksOptionsSchema>;

@@ -1,42 +1,8 @@
-import * as z from 'zod';
 import type { MemoryType } from '../schema/common.js';
+import type { RankingOptions } from '../schema/ranking-options.js';
 
-/**
- * How recall turns its signals into one score:
- *
- *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
- *   score     = source[type] · ( w.similarity · relevance
- *                               + w.importance · importance
- *                               + w.recency    · 0.5^(age / halfLife)
- *                               + w.pinned     · pinned )
- *
- * `keyword` is the BM25 score divided by the best BM25 score for the query
- * among the memories that pass recall's filters (not among some candidate
- * pool, so it does not depend on k), and both signals live in [0, 1]. Defaults were chosen on LoCoMo (see
- * bench/locomo.ts): relevance dominates; importance, recency and pins break
- * near-ties.
- */
-export const rankingOptionsSchema = z
-  .object({
-    weights: z
-      .object({
-        similarity: z.number().min(0).max(100),
-        importance: z.number().min(0).max(100),
-        recency: z.number().min(0).max(100),
-        pinned: z.number().min(0).max(100),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    /** Half-life of the recency signal, in days. */
-    halfLifeDays: z.number().positive().max(100_000).optional(),
-    /** Multiplier per memory type (facts and episodes equal by default). */
-    sourceWeights: z.object({ episode: z.number().min(0), fact: z.number().min(0) }).partial().strict().optional(),
-    /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
-    denseWeight: z.number().min(0).max(1).optional(),
-  })
-  .strict();
-export type RankingOptions = z.input<typeof rankingOptionsSchema>;
+export type { RankingOptions };
+
 
 export interface Ranking {
   weights: { similarity: number; importance: number; recency: number; pinned: number };

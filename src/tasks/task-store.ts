@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';

@@ -40,9 +40,9 @@ describe('bad input gives a typed error and leaves the store unchanged', () => {
     ['whitespace text', (m) => m.facts.add({ text: '   \n' }), ValidationError, /text/],
     ['non-string text', (m) => m.facts.add({ text: 42 as unknown as string }), ValidationError, /text/],
     ['missing text and goal', (m) => m.episodes.add({ tags: ['x'] } as never), ValidationError, /needs `text` or `goal`/],
-    ['unknown field', (m) => m.episodes.add({ text: 'ok', colour: 'red' } as never), ValidationError, /colour/],
-    ['wrong type in a field', (m) => m.episodes.add({ text: 'ok', importance: 'high' } as never), ValidationError, /importance/],
-    ['importance out of range', (m) => m.facts.add({ text: 'ok', importance: 1.5 }), ValidationError, /importance/],
+    ['unknown field', (m) => m.episodes.add({ text: 'ok', colour: 'red' } as never), ValidationError, /episodes\.add: Unrecognized key: "colour"/],
+    ['wrong type in a field', (m) => m.episodes.add({ text: 'ok', importance: 'high' } as never), ValidationError, /importance: Invalid input: expected number, received string/],
+    ['importance out of range', (m) => m.facts.add({ text: 'ok', importance: 1.5 }), ValidationError, /importance: Too big: expected number to be <=1/],
     ['oversized text', (m) => m.facts.add({ text: 'x'.repeat(100_001) }), ValidationError, /at most 100000 characters|100,000/],
     ['too many tags', (m) => m.facts.add({ text: 'ok', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }), ValidationError, /tags/],
     ['unknown episode id', (m) => m.episodes.get('nope'), NotFoundError, /No episode with id "nope"/],
@@ -52,7 +52,8 @@ describe('bad input gives a typed error and leaves the store unchanged', () => {
     ['control characters in id', (m) => m.facts.get('a\u0000b'), ValidationError, /control characters/],
     ['unknown parent', (m) => m.episodes.add({ text: 'child', parentId: 'missing-parent' }), NotFoundError, /missing-parent/],
     ['empty recall query', (m) => m.recall(''), ValidationError, /query/],
-    ['recall k out of range', (m) => m.recall('garden', { k: 0 }), ValidationError, /k/],
+    ['recall k out of range', (m) => m.recall('garden', { k: 0 }), ValidationError, /k: Too small: expected number to be >=1/],
+    ['recall k not an integer', (m) => m.recall('garden', { k: 2.5 }), ValidationError, /k: Invalid input: expected int, received number/],
     ['recall with a bad type', (m) => m.recall('garden', { types: ['note' as never] }), ValidationError, /types/],
     ['a patch with a read-only field', (m) => m.facts.update('f1', { createdAt: 1 } as never), ValidationError, /createdAt/],
     ['update to empty text', (m) => m.episodes.update('e1', { text: ' ' }), ValidationError, /text/],
@@ -65,6 +66,19 @@ describe('bad input gives a typed error and leaves the store unchanged', () => {
       await rejectsUnchanged(call, type, message);
     });
   }
+});
+
+describe("an app's own zod configuration", () => {
+  it('does not reword engram\'s messages (engram gives its English messages per parse)', async () => {
+    const { config } = await import('zod/mini');
+    const before = { ...config() };
+    config({ customError: () => 'the app says no' });
+    try {
+      await rejectsUnchanged((m) => m.recall('garden', { k: 0 }), ValidationError, /^recall: k: Too small: expected number to be >=1$/);
+    } finally {
+      config({ customError: before.customError });
+    }
+  });
 });
 
 describe('closed memory', () => {

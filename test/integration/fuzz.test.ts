@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { createMemory, EngramError, type Memory, type Task } from '../../src/index.js';
 import { metadataSchema, tagSchema, timestampSchema } from '../../src/schema/common.js';
 import { episodeRecordSchema } from '../../src/schema/episode.js';
@@ -203,33 +203,33 @@ function ownedBy(lines: Lines, userId: unknown): (key: string) => boolean {
  * on. Memories use the record schemas; tasks, steps and patterns have no
  * record schema in src/schema yet, so their shapes are written here.
  */
-const finite = z.number().finite();
-const taskRecordShape = z.object({
-  id: z.string().min(1), userId: z.string().min(1), description: z.string(), type: z.string().min(1), context: taskContextSchema.strict(),
-  status: z.enum(['running', 'completed']), startedAt: timestampSchema, completedAt: timestampSchema.nullable(), stepCount: z.number().int().min(0),
-  outcome: taskOutcomeSchema.nullable(),
-  reward: z.record(z.string(), finite).nullable(),
-  reflection: z.object({ successes: z.array(z.string()), improvements: z.array(z.string()), insights: z.array(z.string()) }).strict().nullable(),
-  patternIds: z.array(z.string().min(1)), metadata: metadataSchema,
-}).strict();
-const stepRecordShape = stepInputSchema.extend({ id: z.string().min(1), taskId: z.string().min(1), index: z.number().int().min(1), at: timestampSchema }).strict();
-const patternRecordShape = z.object({
-  id: z.string().min(1), userId: z.string().min(1), kind: z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']), description: z.string(),
-  tools: z.array(z.string()), domain: z.string(), language: z.string().nullable(), occurrences: z.number().int().min(1), successRate: z.number().min(0).max(1),
-  confidence: finite, evidenceTaskIds: z.array(z.string().min(1)), createdAt: timestampSchema, updatedAt: timestampSchema,
-}).strict();
-const profileShape = profileFieldsSchema.extend({ userId: z.string().min(1), goals: z.array(z.string()), extra: z.record(tagSchema, z.string()), updatedAt: timestampSchema.nullable() }).strict();
+const finite = z.number();
+const taskRecordShape = z.strictObject({
+  id: z.string().check(z.minLength(1)), userId: z.string().check(z.minLength(1)), description: z.string(), type: z.string().check(z.minLength(1)), context: z.strictObject(taskContextSchema.shape),
+  status: z.enum(['running', 'completed']), startedAt: timestampSchema, completedAt: z.nullable(timestampSchema), stepCount: z.number().check(z.int(), z.gte(0)),
+  outcome: z.nullable(taskOutcomeSchema),
+  reward: z.nullable(z.record(z.string(), finite)),
+  reflection: z.nullable(z.strictObject({ successes: z.array(z.string()), improvements: z.array(z.string()), insights: z.array(z.string()) })),
+  patternIds: z.array(z.string().check(z.minLength(1))), metadata: metadataSchema,
+});
+const stepRecordShape = z.strictObject({ ...stepInputSchema.shape, id: z.string().check(z.minLength(1)), taskId: z.string().check(z.minLength(1)), index: z.number().check(z.int(), z.gte(1)), at: timestampSchema });
+const patternRecordShape = z.strictObject({
+  id: z.string().check(z.minLength(1)), userId: z.string().check(z.minLength(1)), kind: z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']), description: z.string(),
+  tools: z.array(z.string()), domain: z.string(), language: z.nullable(z.string()), occurrences: z.number().check(z.int(), z.gte(1)), successRate: z.number().check(z.gte(0), z.lte(1)),
+  confidence: finite, evidenceTaskIds: z.array(z.string().check(z.minLength(1))), createdAt: timestampSchema, updatedAt: timestampSchema,
+});
+const profileShape = z.strictObject({ ...profileFieldsSchema.shape, userId: z.string().check(z.minLength(1)), goals: z.array(z.string()), extra: z.record(tagSchema, z.string()), updatedAt: z.nullable(timestampSchema) });
 
 /** Why the stored record behind export key `key` is malformed, or undefined when it is whole. */
 async function shapeProblem(memory: Memory, key: string, line: string, dimension: number): Promise<string | undefined> {
   const id = key.slice(key.indexOf(':') + 1);
-  const check = (schema: z.ZodType, value: unknown) => {
+  const check = (schema: z.ZodMiniType, value: unknown) => {
     const parsed = schema.safeParse(value);
     if (!parsed.success) return `${key} is malformed: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
     return hasUndefined(value) ? `${key} holds an undefined value` : undefined;
   };
-  if (key.startsWith('episode:')) return check(episodeRecordSchema.strict(), await memory.episodes.get(id));
-  if (key.startsWith('fact:')) return check(factRecordSchema.strict(), await memory.facts.get(id));
+  if (key.startsWith('episode:')) return check(z.strictObject(episodeRecordSchema.shape), await memory.episodes.get(id));
+  if (key.startsWith('fact:')) return check(z.strictObject(factRecordSchema.shape), await memory.facts.get(id));
   if (key.startsWith('profile:')) return check(profileShape, await memory.profile.get(id));
   if (key.startsWith('pattern:')) return check(patternRecordShape, (JSON.parse(line) as { record: unknown }).record);
   if (key.startsWith('task:')) {

@@ -1,0 +1,33 @@
+import * as z from 'zod/mini';
+
+/**
+ * How recall turns its signals into one score:
+ *
+ *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
+ *   score     = source[type] · ( w.similarity · relevance
+ *                               + w.importance · importance
+ *                               + w.recency    · 0.5^(age / halfLife)
+ *                               + w.pinned     · pinned )
+ *
+ * `keyword` is the BM25 score divided by the best BM25 score for the query
+ * among the memories that pass recall's filters (not among some candidate
+ * pool, so it does not depend on k), and both signals live in [0, 1]. Defaults were chosen on LoCoMo (see
+ * bench/locomo.ts): relevance dominates; importance, recency and pins break
+ * near-ties.
+ */
+/** The scoring itself is search/ranking.ts. */
+export const rankingOptionsSchema = z.strictObject({
+  weights: z.optional(z.partial(z.strictObject({
+    similarity: z.number().check(z.gte(0), z.lte(100)),
+    importance: z.number().check(z.gte(0), z.lte(100)),
+    recency: z.number().check(z.gte(0), z.lte(100)),
+    pinned: z.number().check(z.gte(0), z.lte(100)),
+  }))),
+  /** Half-life of the recency signal, in days. */
+  halfLifeDays: z.optional(z.number().check(z.positive(), z.lte(100_000))),
+  /** Multiplier per memory type (facts and episodes equal by default). */
+  sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)) }))),
+  /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
+  denseWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
+});
+export type RankingOptions = z.input<typeof rankingOptionsSchema>;
