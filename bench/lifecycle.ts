@@ -28,6 +28,7 @@ function storedEpisodes(n: number, now: number): string {
     header: { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now, userId: null, embedder: null },
     episodes,
     facts: [],
+    turns: [],
     profiles: [],
     tasks: [],
     steps: [],

@@ -58,6 +58,24 @@ async function ingest(memory: Memory, conversation: Conversation, clock?: { now:
   }
 }
 
+/**
+ * Stores one conversation as engram's turn memory (what `observe()` keeps
+ * without an LLM): the speaker is a field, not a `Name:` prefix in the text.
+ */
+async function ingestTurns(memory: Memory, conversation: Conversation): Promise<void> {
+  await memory.turns.addMany(
+    conversation.turns.map((turn) => ({
+      id: `${conversation.sample_id}/${turn.dia_id}`,
+      userId: conversation.sample_id,
+      sessionId: `${conversation.sample_id}/${turn.dia_id.split(':')[0]}`,
+      speaker: turn.speaker,
+      text: `${turn.text}${turn.image_caption ? ` [image: ${turn.image_caption}]` : ''}`,
+      createdAt: Date.parse(`${turn.session_iso_date_time}Z`),
+      metadata: { diaId: turn.dia_id },
+    })),
+  );
+}
+
 export interface ModeResult { byCategory: Map<string, { n: number; sums: number[] }>; overall: { n: number; sums: number[] } }
 
 export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[], now?: number): Promise<ModeResult> {
@@ -86,10 +104,13 @@ export async function evaluate(ranking: RankingOptions, exportText: string, conv
   return result;
 }
 
-export async function buildExport(conversations: Conversation[], followSessionTime = false): Promise<string> {
+export async function buildExport(conversations: Conversation[], followSessionTime = false, as: 'facts' | 'turns' = 'facts'): Promise<string> {
   const clock = { now: Date.now() };
   const { memory } = await benchMemory(followSessionTime ? { clock: () => clock.now } : {});
-  for (const c of conversations) await ingest(memory, c, followSessionTime ? clock : undefined);
+  for (const c of conversations) {
+    if (as === 'turns') await ingestTurns(memory, c);
+    else await ingest(memory, c, followSessionTime ? clock : undefined);
+  }
   const text = await (await memory.export()).text();
   await memory.close();
   return text;
@@ -110,6 +131,18 @@ async function main(): Promise<void> {
     }
   }
   printTable('LoCoMo dev retrieval recall@k (potion-base-4M-int8, offline)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], rows);
+
+  // The same turns as engram's turn memory (turns.addMany: speaker as a field, what observe() keeps without an LLM).
+  const turnExport = await buildExport(conversations, false, 'turns');
+  const turnRows: (string | number)[][] = [];
+  for (const [mode, ranking] of Object.entries(MODES)) {
+    const r = await evaluate(ranking, turnExport, conversations);
+    for (const cat of [...[...r.byCategory.keys()].sort(), 'overall']) {
+      const b = cat === 'overall' ? r.overall : r.byCategory.get(cat)!;
+      turnRows.push([mode, cat, b.n, ...b.sums.map((s) => s / b.n)]);
+    }
+  }
+  printTable('LoCoMo dev recall@k, turn memory (turns.addMany: speaker a field, indexed with the words)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], turnRows);
 
   // Does rerank with recency change recall@10 on the temporal category?
   const timed = await buildExport(conversations, true);

@@ -8,6 +8,10 @@ import { resolveExtraction, type ResolvedExtraction } from './extract/resolve-ex
 import { writeProfileFields } from './extract/profile-sync.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
 import { FactStore } from './facts/fact-store.js';
+import { TurnStore } from './turns/turn-store.js';
+import { resolveTurnPolicy } from './turns/turn-policy.js';
+import type { TurnOptions } from './schema/turn-options.js';
+import type { Turn, TurnInput, TurnListQuery } from './schema/turn.js';
 import { CallAborts, raceCallerAbort } from './jobs/call-aborts.js';
 import { CallTracker } from './jobs/call-tracker.js';
 import { JobQueue } from './jobs/queue.js';
@@ -54,6 +58,7 @@ export interface EngineConfig extends EngineSettings {
   facts?: FactOptions;
   capture?: CaptureOptions;
   tasks?: TasksOptions;
+  turns?: TurnOptions;
 }
 
 /** Things that cannot be cloned into a worker; in a worker they arrive as Comlink proxies. */
@@ -75,6 +80,7 @@ interface EngineParts {
   llm: LLMProvider | undefined;
   extraction: ResolvedExtraction;
   facts: FactStore;
+  turns: TurnStore;
   episodes: EpisodeStore;
   tasks: TaskStore;
   queue: JobQueue;
@@ -94,7 +100,7 @@ interface EngineParts {
  * The engine: one per open database, the only writer. The `Memory` facade
  * validates input and forwards here, directly (Node) or through Comlink
  * (browser worker). It dispatches: facts to facts/, episodes to lifecycle/,
- * turns to extract/, tasks to tasks/, recall to recall/, export, import and
+ * conversation turns to turns/, observed turns to extract/, tasks to tasks/, recall to recall/, export, import and
  * forget to portability/; every write crosses store/commit.ts.
  */
 export class Engine {
@@ -182,6 +188,7 @@ export class Engine {
         llm: hooks.llm,
         extraction,
         facts: new FactStore(ctx),
+        turns: new TurnStore(ctx, resolveTurnPolicy(config.turns)),
         episodes: new EpisodeStore(ctx),
         tasks,
         queue,
@@ -282,6 +289,24 @@ export class Engine {
     return this.run('read fact history', () => this.parts.facts.history(id));
   }
 
+  // ---------- turns ----------
+
+  addTurns(inputs: TurnInput[], call: 'turns.add' | 'turns.addMany' = 'turns.addMany'): Promise<Turn[]> {
+    return this.run('add turns', () => this.parts.turns.add(inputs, call));
+  }
+
+  getTurn(id: string): Promise<Turn> {
+    return this.run('get a turn', () => this.parts.turns.get(id));
+  }
+
+  listTurns(query: TurnListQuery): Promise<Turn[]> {
+    return this.run('list turns', () => this.parts.turns.list(query));
+  }
+
+  deleteTurn(id: string): Promise<void> {
+    return this.run('delete a turn', () => this.parts.turns.delete(id));
+  }
+
   // ---------- conversation ----------
 
   /**
@@ -289,12 +314,12 @@ export class Engine {
    * `callId` names the call for `abortCall` (the facade's `signal` option).
    */
   observe(input: z.output<typeof observeInputSchema>, callId?: string): Promise<ObserveResult> {
-    const { ctx, llm, extraction, queue, closing, aborts } = this.parts;
+    const { ctx, llm, extraction, queue, closing, aborts, turns } = this.parts;
     return this.run('observe', () =>
       aborts.with(callId, (caller) => {
         // The LLM calls stop on either signal; only the caller's turns into an AbortError (a closing engine's does not).
         const signal = caller ? AbortSignal.any([closing.signal, caller]) : closing.signal;
-        return observe(ctx, { llm, options: extraction, queue, signal, caller }, input);
+        return observe(ctx, { llm, options: extraction, queue, signal, caller, turns }, input);
       }),
     );
   }
@@ -381,11 +406,11 @@ export class Engine {
 
   /** Applies TTL then the count cap now, for one user or all; returns the evicted ids. */
   prune(options: { userId?: string } = {}): Promise<{ evicted: string[] }> {
-    return this.run('prune', () => prune(this.parts.ctx, options));
+    return this.run('prune', () => prune(this.parts.ctx, this.parts.turns.policy, options));
   }
 
   /** Deletes everything stored for one user. */
-  forgetUser(userId: string): Promise<{ episodes: number; facts: number }> {
+  forgetUser(userId: string): Promise<{ episodes: number; facts: number; turns: number }> {
     return this.run('forget a user', () => forgetUser(this.parts.ctx, userId));
   }
 

@@ -69,6 +69,7 @@ async function readStore(dir: string, name: string) {
     };
     await db.facts.each((f) => count(f.userId, f.supersededBy ? 'facts (retired)' : 'facts'));
     await db.episodes.each((e) => count(e.userId, 'episodes'));
+    await db.turns.each((t) => count(t.userId, 'turns'));
     await db.tasks.each((t) => count(t.userId, 'tasks'));
     await db.patterns.each((p) => count(p.userId, 'patterns'));
     await db.profiles.each((p) => count(p.userId, 'profiles'));
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
 
   if (command === 'stats') {
     console.log(`store "${name}" in ${dir}: embedder ${stamp ? `${stamp.id} (${stamp.dimension}-d)` : 'none yet'}; ${opened.replayed} journal records replayed at open${opened.tornBytes ? `, ${opened.tornBytes} bytes of torn tail dropped` : ''}`);
-    const types = ['facts', 'facts (retired)', 'episodes', 'tasks', 'patterns', 'profiles'];
+    const types = ['facts', 'facts (retired)', 'episodes', 'turns', 'tasks', 'patterns', 'profiles'];
     const rows = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([user, row]) => [user, ...types.map((t) => String(row[t] ?? 0))]);
     printTable(['user', ...types], rows);
     console.log(`task steps: ${steps}; queued jobs: ${jobs}`);

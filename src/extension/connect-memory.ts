@@ -6,7 +6,7 @@ import { BRIDGE_TAG, defaultRuntime, type BridgeMethod, type BridgeResponse, typ
 
 /**
  * The memory as the rest of an extension sees it: the same methods as
- * `Memory` for data (facts, episodes, profile, recall, observe, export and
+ * `Memory` for data (facts, turns, episodes, profile, recall, observe, export and
  * import...), each a message to the context that serves it
  * (`serveMemory`), with the same typed errors. Not forwarded: `tasks.start`,
  * `live`, `on` and `close`, and no `signal` option (an AbortSignal cannot be
@@ -14,6 +14,7 @@ import { BRIDGE_TAG, defaultRuntime, type BridgeMethod, type BridgeResponse, typ
  */
 export interface RemoteMemory {
   facts: Memory['facts'];
+  turns: Memory['turns'];
   episodes: Memory['episodes'];
   tasks: Omit<Memory['tasks'], 'start'>;
   patterns: Memory['patterns'];
@@ -63,6 +64,7 @@ export function connectMemory(name: string, options: { runtime?: RuntimeLike } =
 
   const remote = {
     facts: space('facts', ['add', 'addMany', 'get', 'list', 'update', 'delete', 'history']),
+    turns: space('turns', ['add', 'addMany', 'get', 'list', 'delete']),
     episodes: space('episodes', ['add', 'get', 'list', 'update', 'delete', 'chain', 'sequence', 'children', 'close']),
     tasks: space('tasks', ['get', 'list', 'relevant', 'stats']),
     patterns: space('patterns', ['relevant']),

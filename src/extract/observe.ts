@@ -5,7 +5,7 @@ import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { LLMProvider } from '../llm/types.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
+import { DEFAULT_USER_ID, MAX_TEXT_CHARS } from '../schema/common.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from '../llm/call-llm.js';
@@ -15,6 +15,10 @@ import type { ResolvedExtraction } from './resolve-extraction.js';
 import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
+import type { Turn } from '../schema/turn.js';
+import { buildTurn } from '../turns/build-turn.js';
+import { indexedText } from '../search/indexed-text.js';
+import { TURN_TABLES, type TurnStore } from '../turns/turn-store.js';
 
 export { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
 
@@ -28,6 +32,8 @@ export type ObserveReason =
 
 export interface ObserveResult {
   facts: { stored: number; replaced: number; skipped: number };
+  /** The exchange kept as `turn` memories (the user's message and the assistant's; see createMemory's `turns.keep`). */
+  turns: { stored: number };
   episodeScheduled: boolean;
   /** Present when something was not done: no provider, a stage-1 failure, or a capture control. */
   reason?: ObserveReason;
@@ -45,6 +51,8 @@ export interface ObserveDeps {
   signal?: AbortSignal;
   /** The caller's own signal: once it fires, the turn writes nothing and rejects with an AbortError. */
   caller?: AbortSignal;
+  /** Where the exchange itself is kept, and when (its policy's `keep`). */
+  turns: TurnStore;
 }
 
 /**
@@ -53,6 +61,11 @@ export interface ObserveDeps {
  * the profile fields, the turn counter and the stage-2 job; the job runs in
  * the background. Never throws for LLM
  * failures: they come back as `reason` (storage failures do throw, typed).
+ *
+ * The exchange itself is kept as two `turn` memories (speaker `user`, then
+ * `assistant` one millisecond later, so they list in the order they were
+ * said) when no provider is configured (`turns.keep: 'without-llm'`, the
+ * default) or always (`'always'`), in the same commit as the rest.
  */
 export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.output<typeof observeInputSchema>): Promise<ObserveResult> {
   const userId = input.userId ?? DEFAULT_USER_ID;
@@ -70,14 +83,20 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   // Checked before every commit, and first thing inside it: an abort either comes before the transaction writes or is too late.
   const checkCaller = () => throwIfCallerAborted(deps.caller, 'observe');
   checkCaller();
+  const keepTurns = deps.turns.policy.keep === 'always' || (deps.turns.policy.keep === 'without-llm' && !deps.llm);
+  const kept = keepTurns ? await exchangeTurns(ctx, input, userId, sessionId) : { records: [], vectors: [] };
+  const turns = { stored: kept.records.length };
+  const putTurns = () => deps.turns.putInTransaction(kept.records, kept.vectors);
+  checkCaller();
   if (!deps.llm) {
     const { event, row } = extraction('skipped', 0, false, 'no LLM provider is configured');
-    await ctx.commit('record a skipped extraction', ['events'], async (scope) => {
+    await ctx.commit('record a skipped extraction', ['events', ...TURN_TABLES], async (scope) => {
       checkCaller();
+      await putTurns();
       await ctx.db.events.add(row);
       scope.emit(event);
     });
-    return { facts: none, episodeScheduled: false, reason: 'no_llm', detail: 'no LLM provider is configured', costUsd: 0 };
+    return { facts: none, turns, episodeScheduled: false, reason: 'no_llm', detail: 'no LLM provider is configured', costUsd: 0 };
   }
 
   const stage1 = await runStage1(deps.llm, input, { model: deps.options.model, timeoutMs: deps.options.timeoutMs, signal: deps.signal });
@@ -85,14 +104,15 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   checkCaller();
   if (!stage1.ok) {
     const { event, row } = extraction('failed', 0, false, stage1.reason);
-    await ctx.commit('count a turn', ['meta', 'events'], async (scope) => {
+    await ctx.commit('count a turn', ['meta', 'events', ...TURN_TABLES], async (scope) => {
       checkCaller();
+      await putTurns();
       const state = await readCaptureState(ctx.db, userId);
       await ctx.db.meta.put({ key: captureKey(userId), value: { ...state, turn: state.turn + 1 } });
       await ctx.db.events.add(row);
       scope.emit(event);
     });
-    return { facts: none, episodeScheduled: false, reason: `stage1_${stage1.failure}`, detail: stage1.reason, costUsd };
+    return { facts: none, turns, episodeScheduled: false, reason: `stage1_${stage1.failure}`, detail: stage1.reason, costUsd };
   }
 
   const extracted = stage1.value.facts;
@@ -113,10 +133,11 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
   checkCaller();
-  await ctx.commit('store the facts of a turn', ['facts', 'vectorBlocks', 'jobs', 'meta', 'episodes', 'profiles', 'events'], async (scope) => {
+  await ctx.commit('store the facts of a turn', ['facts', 'vectorBlocks', 'jobs', 'meta', 'episodes', 'profiles', 'events', 'turns'], async (scope) => {
     checkCaller();
     refusal = null;
     job = undefined;
+    await putTurns();
     await db.facts.bulkPut(plan.puts);
     await putVectors(db, [...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
     if (plan.retired.length) await deleteVectors(db, plan.retired);
@@ -141,11 +162,31 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
     scope.emit(event);
   });
 
-  const result: ObserveResult = { facts: plan.counts, episodeScheduled: !!job, costUsd };
+  const result: ObserveResult = { facts: plan.counts, turns, episodeScheduled: !!job, costUsd };
   if (!stage1.value.hasEpisode) result.reason = 'no_episode';
   else if (refusal) {
     result.reason = (refusal as string).startsWith('daily cap') ? 'capture_daily_cap' : 'capture_cooldown';
     result.detail = refusal;
   }
   return result;
+}
+
+/** The exchange as turn records (empty sides left out) and their vectors, built before the commit (embedding is not transactional work). */
+async function exchangeTurns(
+  ctx: EngineContext,
+  input: { user: string; assistant: string },
+  userId: string,
+  sessionId: string | null,
+): Promise<{ records: Turn[]; vectors: Float32Array[] }> {
+  const now = ctx.now();
+  const records = (
+    [
+      ['user', input.user, now],
+      ['assistant', input.assistant, now + 1],
+    ] as const
+  )
+    .filter(([, text]) => text.trim().length > 0)
+    // A side may be longer than a memory's text can be (observe takes 200,000 characters): the turn keeps the first 100,000.
+    .map(([speaker, text, createdAt]) => buildTurn({ userId, sessionId, speaker, text: text.slice(0, MAX_TEXT_CHARS), createdAt }, now));
+  return { records, vectors: await embedTexts(ctx, records.map(indexedText)) };
 }

@@ -37,6 +37,7 @@ import { observeInputSchema, type ObserveInput } from '../schema/observe-input.j
 import type { CloseEpisodeResult } from '../lifecycle/close-episode.js';
 import { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
+import { turnInputSchema, turnInputsSchema, turnListQuerySchema, type Turn, type TurnInput, type TurnListQuery } from '../schema/turn.js';
 import type { EventRecord, JobRecord } from '../schema/records.js';
 import { noDirectory, type DurableOpener } from './durable-opener.js';
 import { refuseContentScript } from './page-origin-guard.js';
@@ -97,6 +98,7 @@ export class Memory {
       facts: opts.facts,
       capture: opts.capture,
       tasks: opts.tasks,
+      turns: opts.turns,
       embedder: isEmbedder(opts.embedder) ? undefined : opts.embedder,
     };
     const customEmbedder = isEmbedder(opts.embedder) ? opts.embedder : undefined;
@@ -233,6 +235,27 @@ export class Memory {
     history: async (id: string): Promise<Fact[]> => this.call('read fact history').factHistory(parseInput(idSchema, id, 'facts.history: id')),
   };
 
+  /**
+   * Conversation turns: messages kept as they were said, each with its
+   * speaker, session and time. `observe()` keeps the exchange as two turns
+   * when no LLM is configured (see createMemory's `turns`); `add` and
+   * `addMany` bring in a conversation the app already has. Recalled like
+   * facts and episodes (`types: ['turn']` for turns alone).
+   */
+  readonly turns = {
+    add: async (input: TurnInput): Promise<Turn> => {
+      const parsed = parseInput(turnInputSchema, input, 'turns.add');
+      return (await this.call('add a turn').addTurns([parsed], 'turns.add'))[0]!;
+    },
+    /** Up to 10,000 turns in one embedding batch and one transaction: all are stored or none. */
+    addMany: async (inputs: TurnInput[]): Promise<Turn[]> =>
+      this.call('add turns').addTurns(parseInput(turnInputsSchema, inputs, 'turns.addMany'), 'turns.addMany'),
+    get: async (id: string): Promise<Turn> => this.call('get a turn').getTurn(parseInput(idSchema, id, 'turns.get: id')),
+    /** One user's turns by time, newest first (`order: 'asc'` for the order they were said). */
+    list: async (query: TurnListQuery = {}): Promise<Turn[]> => this.call('list turns').listTurns(parseInput(turnListQuerySchema, query, 'turns.list')),
+    delete: async (id: string): Promise<void> => this.call('delete a turn').deleteTurn(parseInput(idSchema, id, 'turns.delete: id')),
+  };
+
   /** Agent task episodes: record steps, get a reward, a reflection and patterns back. */
   readonly tasks = {
     start: async (input: TaskStart): Promise<Task> => {
@@ -323,8 +346,8 @@ export class Memory {
     return this.call('prune').prune(parseInput(pruneOptionsSchema, options, 'prune'));
   }
 
-  /** Deletes everything stored for one user (episodes, facts, profile, queued jobs). */
-  async forget(options: { userId: string }): Promise<{ episodes: number; facts: number }> {
+  /** Deletes everything stored for one user (episodes, facts, turns, tasks, profile, queued jobs). */
+  async forget(options: { userId: string }): Promise<{ episodes: number; facts: number; turns: number }> {
     const { userId } = parseInput(z.strictObject({ userId: userIdSchema }), options, 'forget');
     return this.call('forget a user').forgetUser(userId);
   }

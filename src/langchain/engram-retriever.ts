@@ -10,7 +10,7 @@ import { parseInput } from '../schema/parse.js';
 /** What a recalled memory carries into a Document's metadata. */
 export interface EngramDocumentMetadata {
   id: string;
-  type: 'fact' | 'episode';
+  type: 'fact' | 'episode' | 'turn';
   userId: string;
   createdAt: number;
   /** The hit's final score and its parts (similarity, keyword, recency, importance, pinned). */

@@ -3,6 +3,8 @@ import { safeParse } from '../schema/safe-parse.js';
 import { ImportError } from '../errors.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
+import { turnRecordSchema, type Turn } from '../schema/turn.js';
+import type { MemoryType } from '../schema/common.js';
 import { idSchema, userIdSchema } from '../schema/common.js';
 import { profileRecordSchema, type ProfileRecord } from '../schema/profile.js';
 import { patternRecordSchema, stepRecordSchema, taskRecordSchema, type PatternRecord, type StepRecord, type TaskRecord } from '../schema/task.js';
@@ -13,6 +15,7 @@ import { patternRecordSchema, stepRecordSchema, taskRecordSchema, type PatternRe
  *   {"format":"engram-export","version":1, ...header}
  *   {"kind":"episode","record":{...}}          one per record, any order
  *   {"kind":"fact","record":{...}}
+ *   {"kind":"turn","record":{...}}           conversation turns
  *   {"kind":"profile","record":{...}}
  *   {"kind":"task"|"step"|"pattern","record":{...}}   agent task episodes
  *   {"kind":"vector","id":"…","userId":"…","memoryKind":"episode","vector":"<base64 float32 LE>"}
@@ -37,12 +40,13 @@ export type ExportHeader = z.infer<typeof headerSchema>;
 const lineSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('episode'), record: episodeRecordSchema }),
   z.object({ kind: z.literal('fact'), record: factRecordSchema }),
+  z.object({ kind: z.literal('turn'), record: turnRecordSchema }),
   z.object({ kind: z.literal('profile'), record: profileRecordSchema }),
   z.object({
     kind: z.literal('vector'),
     id: idSchema,
     userId: userIdSchema,
-    memoryKind: z.enum(['episode', 'fact']),
+    memoryKind: z.enum(['episode', 'fact', 'turn']),
     vector: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
   }),
   z.object({ kind: z.literal('task'), record: taskRecordSchema }),
@@ -55,6 +59,7 @@ export interface ExportContents {
   header: ExportHeader;
   episodes: Episode[];
   facts: Fact[];
+  turns: Turn[];
   profiles: ProfileRecord[];
   tasks: TaskRecord[];
   steps: StepRecord[];
@@ -66,12 +71,13 @@ export function serializeExport(contents: ExportContents): string {
   const lines: string[] = [JSON.stringify(contents.header)];
   for (const record of contents.episodes) lines.push(JSON.stringify({ kind: 'episode', record }));
   for (const record of contents.facts) lines.push(JSON.stringify({ kind: 'fact', record }));
+  for (const record of contents.turns) lines.push(JSON.stringify({ kind: 'turn', record }));
   for (const record of contents.profiles) lines.push(JSON.stringify({ kind: 'profile', record }));
   for (const record of contents.tasks) lines.push(JSON.stringify({ kind: 'task', record }));
   for (const record of contents.steps) lines.push(JSON.stringify({ kind: 'step', record }));
   for (const record of contents.patterns) lines.push(JSON.stringify({ kind: 'pattern', record }));
-  const kindOf = new Map<string, { userId: string; kind: 'episode' | 'fact' }>();
-  for (const r of [...contents.episodes, ...contents.facts]) kindOf.set(r.id, { userId: r.userId, kind: r.type });
+  const kindOf = new Map<string, { userId: string; kind: MemoryType }>();
+  for (const r of [...contents.episodes, ...contents.facts, ...contents.turns]) kindOf.set(r.id, { userId: r.userId, kind: r.type });
   for (const [id, vector] of contents.vectors) {
     const owner = kindOf.get(id);
     if (owner) lines.push(JSON.stringify({ kind: 'vector', id, userId: owner.userId, memoryKind: owner.kind, vector: encodeVector(vector) }));
@@ -113,7 +119,7 @@ export function parseExport(text: string): ExportContents {
     });
   }
 
-  const contents: ExportContents = { header: header.data, episodes: [], facts: [], profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
+  const contents: ExportContents = { header: header.data, episodes: [], facts: [], turns: [], profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
   // Two lines for one record would make the import depend on line order: refuse instead.
   const seen = new Set<string>();
   for (let i = 1; i < body.length; i++) {
@@ -125,12 +131,15 @@ export function parseExport(text: string): ExportContents {
       });
     }
     const line = parsed.data;
+    // Episodes, facts and turns share one id space (the search index's): one identity for all three.
+    const memory = line.kind === 'fact' || line.kind === 'turn';
     const identity =
-      line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${line.kind === 'fact' ? 'episode' : line.kind}:${line.record.id}`;
+      line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${memory ? 'episode' : line.kind}:${line.record.id}`;
     if (seen.has(identity)) throw new ImportError(`Line ${i + 1}: a second record with the same id (${identity.replace(/^episode:/, '')}).`, { line: i + 1 });
     seen.add(identity);
     if (line.kind === 'episode') contents.episodes.push(line.record);
     else if (line.kind === 'fact') contents.facts.push(line.record);
+    else if (line.kind === 'turn') contents.turns.push(line.record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
     else if (line.kind === 'task') contents.tasks.push(line.record);
     else if (line.kind === 'step') {

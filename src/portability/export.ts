@@ -9,11 +9,12 @@ import { EXPORT_FORMAT, EXPORT_VERSION, serializeExport } from './export-format.
 export async function exportData(ctx: EngineContext, options: ExportOptions = {}): Promise<string> {
   const { db } = ctx;
   const includeVectors = options.vectors ?? true;
-  const snapshot = await db.transaction('r', [db.episodes, db.facts, db.profiles, db.vectorBlocks, db.meta, db.tasks, db.steps, db.patterns], async () => {
+  const snapshot = await db.transaction('r', [db.episodes, db.facts, db.turns, db.profiles, db.vectorBlocks, db.meta, db.tasks, db.steps, db.patterns], async () => {
     const byUser = options.userId;
     const of = <T,>(table: Table<T, string>) => (byUser !== undefined ? table.where('userId').equals(byUser).toArray() : table.toArray());
     const episodes = await of(db.episodes);
     const facts = await of(db.facts);
+    const turns = await of(db.turns);
     const profiles = await of(db.profiles);
     const tasks = await of(db.tasks);
     const steps = byUser !== undefined ? await db.steps.where('taskId').anyOf(tasks.map((t) => t.id)).toArray() : await db.steps.toArray();
@@ -23,7 +24,7 @@ export async function exportData(ctx: EngineContext, options: ExportOptions = {}
       for (const row of unpackBlocks(await of(db.vectorBlocks))) if (row.kind !== 'task') vectors.set(row.id, row.vector);
     }
     const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
-    return { episodes, facts, profiles, tasks, steps, patterns, vectors, stamp };
+    return { episodes, facts, turns, profiles, tasks, steps, patterns, vectors, stamp };
   });
   return serializeExport({
     header: {
@@ -35,6 +36,7 @@ export async function exportData(ctx: EngineContext, options: ExportOptions = {}
     },
     episodes: snapshot.episodes,
     facts: snapshot.facts,
+    turns: snapshot.turns,
     profiles: snapshot.profiles,
     tasks: snapshot.tasks,
     steps: snapshot.steps,

@@ -2,12 +2,14 @@ import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import type { MemoryRecord } from '../recall/recall.js';
 import { indexDocOf } from '../search/index-doc.js';
+import { indexedText } from '../search/indexed-text.js';
 import { putVectors } from '../store/vector-blocks.js';
 import { parseExport } from './export-format.js';
 
 export interface ImportSummary {
   episodes: number;
   facts: number;
+  turns: number;
   profiles: number;
   tasks: number;
   reembedded: number;
@@ -23,7 +25,7 @@ export async function importData(ctx: EngineContext, text: string): Promise<Impo
   const contents = parseExport(text);
   const { db, embedder } = ctx;
   const sameSpace = contents.header.embedder?.id === embedder.id && contents.header.embedder.dimension === embedder.dimension;
-  const records: MemoryRecord[] = [...contents.episodes, ...contents.facts];
+  const records: MemoryRecord[] = [...contents.episodes, ...contents.facts, ...contents.turns];
   const vectors = new Map<string, Float32Array>();
   const needEmbedding: MemoryRecord[] = [];
   for (const record of records) {
@@ -31,14 +33,15 @@ export async function importData(ctx: EngineContext, text: string): Promise<Impo
     if (v && v.length === embedder.dimension) vectors.set(record.id, v);
     else if (indexDocOf(record)) needEmbedding.push(record);
   }
-  const fresh = await embedTexts(ctx, needEmbedding.map((r) => r.text));
+  const fresh = await embedTexts(ctx, needEmbedding.map(indexedText));
   needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
 
   const completed = contents.tasks.filter((t) => t.status === 'completed');
   const taskVectors = await embedTexts(ctx, completed.map((t) => t.description || ' '));
-  await ctx.commit('import', ['episodes', 'facts', 'profiles', 'vectorBlocks', 'tasks', 'steps', 'patterns'], async () => {
+  await ctx.commit('import', ['episodes', 'facts', 'turns', 'profiles', 'vectorBlocks', 'tasks', 'steps', 'patterns'], async () => {
     await db.episodes.bulkPut(contents.episodes);
     await db.facts.bulkPut(contents.facts);
+    await db.turns.bulkPut(contents.turns);
     await db.profiles.bulkPut(contents.profiles);
     await db.tasks.bulkPut(contents.tasks);
     await db.steps.bulkPut(contents.steps);
@@ -49,5 +52,5 @@ export async function importData(ctx: EngineContext, text: string): Promise<Impo
       ...records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
     ]);
   });
-  return { episodes: contents.episodes.length, facts: contents.facts.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
+  return { episodes: contents.episodes.length, facts: contents.facts.length, turns: contents.turns.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
 }

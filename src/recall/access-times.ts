@@ -57,14 +57,14 @@ export class AccessTimes {
     await this.ctx
       .commit(
         'record recall access times',
-        ['episodes', 'facts'],
+        ['episodes', 'facts', 'turns'],
         async () => {
           const later = (at: number) => (record: { lastAccessedAt: number }) => {
             record.lastAccessedAt = Math.max(record.lastAccessedAt, at);
           };
           for (const [id, { type, at }] of batch) {
-            if (type === 'episode') await db.episodes.where(':id').equals(id).modify(later(at));
-            else await db.facts.where(':id').equals(id).modify(later(at));
+            const table = type === 'episode' ? db.episodes : type === 'fact' ? db.facts : db.turns;
+            await (table as typeof db.facts).where(':id').equals(id).modify(later(at));
           }
         },
         { quiet: true },

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
+import type { MemoryRecord } from '../schema/memory-record.js';
 import { parseInput } from '../schema/parse.js';
 
 /** The range a JavaScript Date can hold; outside it, date formatting throws. */
@@ -27,19 +26,22 @@ export const formatContextOptionsSchema = z.strictObject({
 export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {
-  memory: Episode | Fact;
+  memory: MemoryRecord;
 }
 
 /** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
-export const renderableMemorySchema = z.looseObject({
-  type: z.enum(['episode', 'fact']),
-  text: z.string(),
-  createdAt: dateMsSchema,
-  goal: z.optional(z.nullable(z.string())),
-  outcome: z.optional(z.nullable(z.string())),
-  quality: z.optional(z.nullable(z.string())),
-  outcomeStatus: z.optional(z.string()),
-});
+export const renderableMemorySchema = z
+  .looseObject({
+    type: z.enum(['episode', 'fact', 'turn']),
+    text: z.string(),
+    speaker: z.optional(z.string()),
+    createdAt: dateMsSchema,
+    goal: z.optional(z.nullable(z.string())),
+    outcome: z.optional(z.nullable(z.string())),
+    quality: z.optional(z.nullable(z.string())),
+    outcomeStatus: z.optional(z.string()),
+  })
+  .check(z.refine((m) => m.type !== 'turn' || typeof m.speaker === 'string', { message: 'a turn needs its speaker', path: ['speaker'] }));
 const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
 
 /**
@@ -48,6 +50,7 @@ const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
  *   Now: 2026-11-23 14:05 (Europe/Lisbon)
  *   - (2026-11-20, episode, success) Choose a database. Outcome: Went with Postgres
  *   - (2026-11-02, fact) Lives in Porto
+ *   - (2026-11-01, turn, user) We're moving to Porto next spring
  *
  * Dates are the memory's creation date in the given time zone.
  */
@@ -62,9 +65,10 @@ export function formatContext(hits: readonly HitLike[], options: FormatContextOp
   return lines.join('\n');
 }
 
-export function memoryLine(memory: Episode | Fact, timeZone: string): string {
+export function memoryLine(memory: MemoryRecord, timeZone: string): string {
   const date = localDate(memory.createdAt, timeZone);
   if (memory.type === 'fact') return `- (${date}, fact) ${oneLine(memory.text)}`;
+  if (memory.type === 'turn') return `- (${date}, turn, ${oneLine(memory.speaker)}) ${oneLine(memory.text)}`;
   const quality = memory.quality ?? memory.outcomeStatus;
   const head = memory.goal ? oneLine(memory.goal) : firstLine(memory.text);
   const outcome = memory.outcome?.trim() ? ` Outcome: ${oneLine(memory.outcome)}` : '';

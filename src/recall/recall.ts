@@ -1,13 +1,12 @@
 import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
+import type { MemoryRecord } from '../schema/memory-record.js';
 import { toEpochMs, type RecallOptions } from '../schema/query.js';
 import type { ScoreParts } from '../search/ranking.js';
 import type { AccessTimes } from './access-times.js';
 
-export type MemoryRecord = Episode | Fact;
+export type { MemoryRecord };
 
 export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   memory: M;
@@ -42,16 +41,21 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
 }
 
 async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: string }[]): Promise<(MemoryRecord | undefined)[]> {
-  const episodeIds = refs.filter((r) => r.kind === 'episode').map((r) => r.id);
-  const factIds = refs.filter((r) => r.kind === 'fact').map((r) => r.id);
   const { db } = ctx;
+  const idsOf = (kind: string) => refs.filter((r) => r.kind === kind).map((r) => r.id);
+  const wanted = [
+    { table: db.episodes, ids: idsOf('episode') },
+    { table: db.facts, ids: idsOf('fact') },
+    { table: db.turns, ids: idsOf('turn') },
+  ].filter((w) => w.ids.length > 0);
+  if (wanted.length === 0) return refs.map(() => undefined);
   // One read transaction over the tables that have ids (each transaction is a round trip to the browser's IndexedDB).
-  const tables = [...(episodeIds.length ? [db.episodes] : []), ...(factIds.length ? [db.facts] : [])];
-  if (tables.length === 0) return refs.map(() => undefined);
-  const [episodes, facts] = await db.transaction('r', tables, () =>
-    Promise.all([episodeIds.length ? db.episodes.bulkGet(episodeIds) : [], factIds.length ? db.facts.bulkGet(factIds) : []]),
+  const found = await db.transaction(
+    'r',
+    wanted.map((w) => w.table),
+    () => Promise.all(wanted.map((w) => (w.table as { bulkGet(ids: string[]): Promise<(MemoryRecord | undefined)[]> }).bulkGet(w.ids))),
   );
   const byId = new Map<string, MemoryRecord>();
-  for (const r of [...episodes, ...facts]) if (r) byId.set(r.id, r);
+  for (const r of found.flat()) if (r) byId.set(r.id, r);
   return refs.map((r) => byId.get(r.id));
 }

@@ -59,5 +59,5 @@ export function jsonRecordSchema(maxChars: number) {
 
 export type Metadata = z.infer<typeof metadataSchema>;
 
-export const memoryTypeSchema = z.enum(['episode', 'fact']);
+export const memoryTypeSchema = z.enum(['episode', 'fact', 'turn']);
 export type MemoryType = z.infer<typeof memoryTypeSchema>;

@@ -4,6 +4,7 @@ import { rankingOptionsSchema } from './ranking-options.js';
 import { embedderOptionsSchema, engineSettingsSchema, indexSnapshotOptionsSchema, lifecycleOptionsSchema } from './options.js';
 import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from './extraction-options.js';
 import { tasksOptionsSchema } from './task.js';
+import { turnOptionsSchema } from './turn-options.js';
 import type { LLMProvider } from '../llm/types.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
@@ -47,6 +48,8 @@ export const memoryOptionsSchema = z.strictObject({
   facts: z.optional(factOptionsSchema),
   capture: z.optional(captureOptionsSchema),
   tasks: z.optional(tasksOptionsSchema),
+  /** When `observe()` keeps the conversation itself as `turn` memories (by default: when no LLM is configured), and their retention. */
+  turns: z.optional(turnOptionsSchema),
   lifecycle: z.optional(lifecycleOptionsSchema),
   ranking: z.optional(rankingOptionsSchema),
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),

@@ -25,8 +25,8 @@ export const rankingOptionsSchema = z.strictObject({
   }))),
   /** Half-life of the recency signal, in days. */
   halfLifeDays: z.optional(z.number().check(z.positive(), z.lte(100_000))),
-  /** Multiplier per memory type (facts and episodes equal by default). */
-  sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)) }))),
+  /** Multiplier per memory type (all equal by default). */
+  sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)), turn: z.number().check(z.gte(0)) }))),
   /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
   denseWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });

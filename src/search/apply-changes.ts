@@ -1,7 +1,9 @@
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { TaskRecord } from '../schema/task.js';
+import type { Turn } from '../schema/turn.js';
 import { indexDocOf, taskDoc } from './index-doc.js';
+import { indexedText } from './indexed-text.js';
 import type { MemoryIndex } from './memory-index.js';
 
 /**
@@ -12,7 +14,7 @@ import type { MemoryIndex } from './memory-index.js';
  */
 
 /** Memories written: a new vector or text re-indexes the memory; otherwise only its ranking and filter fields change. */
-export function applyWritten(index: MemoryIndex, written: { record: Episode | Fact; vector?: Float32Array }[]): void {
+export function applyWritten(index: MemoryIndex, written: { record: Episode | Fact | Turn; vector?: Float32Array }[]): void {
   for (const { record, vector } of written) {
     const doc = indexDocOf(record);
     if (!doc) {
@@ -20,12 +22,13 @@ export function applyWritten(index: MemoryIndex, written: { record: Episode | Fa
       continue;
     }
     const current = index.doc(record.id);
-    if (!vector && current && current.userId === doc.userId && index.text(record.id) === record.text) {
+    const text = indexedText(record);
+    if (!vector && current && current.userId === doc.userId && index.text(record.id) === text) {
       index.updateDoc(doc);
       continue;
     }
     const v = vector ?? index.vector(record.id);
-    if (v) index.upsert({ doc, text: record.text, vector: v });
+    if (v) index.upsert({ doc, text, vector: v });
   }
 }
 

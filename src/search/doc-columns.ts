@@ -1,4 +1,5 @@
 import type { IndexDoc } from './index-doc.js';
+import { KINDS_BY_CODE } from './row-signals.js';
 
 /**
  * Index documents stored column-wise, as the index snapshot keeps them
@@ -189,7 +190,8 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
   };
 }
 
-const KINDS: ReadonlySet<string> = new Set<IndexDoc['kind']>(['fact', 'episode', 'task']);
+/** The document kinds a snapshot page may hold (the ranking's own list, so a new memory type cannot be left out here). */
+const KINDS: ReadonlySet<string> = new Set<IndexDoc['kind']>(KINDS_BY_CODE);
 
 function kindOf(v: unknown): number {
   if (typeof v === 'string') return KIND.string;

@@ -2,6 +2,7 @@ import type { MemoryType } from '../schema/common.js';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { TaskRecord } from '../schema/task.js';
+import type { Turn } from '../schema/turn.js';
 
 /**
  * What the in-memory index keeps about each memory: just enough to filter and
@@ -25,7 +26,21 @@ export interface IndexDoc {
 }
 
 /** A record's document, or null when it must not be searchable at all (retired facts). */
-export function indexDocOf(record: Episode | Fact): IndexDoc | null {
+export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
+  if (record.type === 'turn') {
+    return {
+      id: record.id,
+      userId: record.userId,
+      kind: 'turn',
+      createdAt: record.createdAt,
+      touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+      tags: record.tags,
+      importance: record.importance,
+      pinned: record.pinned,
+      archived: false,
+      fields: { ...record.metadata, speaker: record.speaker, sessionId: record.sessionId },
+    };
+  }
   if (record.type === 'fact') {
     if (record.status === 'retired') return null;
     return {

@@ -17,7 +17,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
   return {
     weights: { similarity: 1, importance: 0.05, recency: 0.05, pinned: 0.1, ...options.weights },
     halfLifeMs: (options.halfLifeDays ?? 30) * DAY_MS,
-    sourceWeights: { episode: 1, fact: 1, task: 1, ...options.sourceWeights },
+    sourceWeights: { episode: 1, fact: 1, turn: 1, task: 1, ...options.sourceWeights },
     denseWeight: options.denseWeight ?? 0.4,
   };
 }
@@ -30,7 +30,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
-  return ranking.denseWeight === 1 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task;
+  return ranking.denseWeight === 1 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
 }
 
 /** Every part of a hit's score, so apps and the inspector can show why it ranked. */

@@ -1,9 +1,9 @@
 import type { IndexDoc } from './index-doc.js';
 
 /** A row's type as a small code, so a search can look its multiplier up in an array. */
-export const KIND_CODES: Readonly<Record<IndexDoc['kind'], number>> = { fact: 0, episode: 1, task: 2 };
+export const KIND_CODES: Readonly<Record<IndexDoc['kind'], number>> = { fact: 0, episode: 1, task: 2, turn: 3 };
 /** The types in code order. */
-export const KINDS_BY_CODE: readonly IndexDoc['kind'][] = ['fact', 'episode', 'task'];
+export const KINDS_BY_CODE: readonly IndexDoc['kind'][] = ['fact', 'episode', 'task', 'turn'];
 
 /**
  * The query-independent ranking inputs of every row of one user's matrix

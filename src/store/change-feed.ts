@@ -1,7 +1,7 @@
 import type { DBCore, DBCoreMutateRequest, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie';
 
 /** The tables whose rows the app sees (memories, tasks, profiles) or the indexes mirror (vector blocks). */
-export const RECORD_TABLES = ['episodes', 'facts', 'tasks', 'steps', 'patterns', 'profiles', 'vectorBlocks'] as const;
+export const RECORD_TABLES = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles', 'vectorBlocks'] as const;
 export type RecordTable = (typeof RECORD_TABLES)[number];
 const isRecordTable = (name: string): name is RecordTable => (RECORD_TABLES as readonly string[]).includes(name);
 

@@ -1,6 +1,7 @@
 import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
+import type { Turn } from '../schema/turn.js';
 import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
 import type { ProfileRecord } from '../schema/profile.js';
 import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
@@ -26,6 +27,7 @@ import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 export class EngramDatabase extends Dexie {
   episodes!: Table<Episode, string>;
   facts!: Table<Fact, string>;
+  turns!: Table<Turn, string>;
   vectorBlocks!: Table<VectorBlock, string>;
   jobs!: Table<JobRecord, string>;
   events!: Table<EventRecord, number>;
@@ -71,6 +73,8 @@ export class EngramDatabase extends Dexie {
         const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
         await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
       });
+    // v5: conversation turns (what observe() keeps without an LLM, and turns.add); `[userId+createdAt]` serves listing, retention and session order.
+    this.version(5).stores({ turns: 'id, [userId+createdAt], sessionId' });
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();

@@ -1,6 +1,7 @@
 import Dexie, { type Collection } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
+import type { Turn, TurnListQuery } from '../schema/turn.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import { toEpochMs, type EpisodeListQuery, type FactListQuery, type MetadataFilter } from '../schema/query.js';
 import { valueMatches } from '../search/filters.js';
@@ -32,6 +33,15 @@ export async function listFacts(db: EngramDatabase, query: FactListQuery): Promi
   if (!query.includeRetired) predicates.push((f) => f.status === 'current');
   if (query.category) predicates.push((f) => query.category!.includes(f.category));
   return finish(baseCollection(db.facts, userId, query), query, predicates, (f) => ({ ...f.metadata, ...f }));
+}
+
+/** One user's turns, by the time they were said (newest first unless `order: 'asc'`). */
+export async function listTurns(db: EngramDatabase, query: TurnListQuery): Promise<Turn[]> {
+  const userId = query.userId ?? DEFAULT_USER_ID;
+  const predicates: ((t: Turn) => boolean)[] = [];
+  if (query.sessionId !== undefined) predicates.push((t) => t.sessionId === query.sessionId);
+  if (query.speaker !== undefined) predicates.push((t) => t.speaker === query.speaker);
+  return finish(baseCollection(db.turns, userId, query), query, predicates, (t) => ({ ...t.metadata, ...t }));
 }
 
 type Listable = { userId: string; createdAt: number; tags: string[] };

@@ -2,7 +2,7 @@ import type { DBCore, DBCoreMutateRequest, DBCoreTransaction, Middleware } from 
 import { newId } from '../ids.js';
 
 /** The tables whose contents the search index mirrors: a write to any of them moves the mark. */
-export const INDEXED_TABLES: ReadonlySet<string> = new Set(['facts', 'episodes', 'vectorBlocks']);
+export const INDEXED_TABLES: ReadonlySet<string> = new Set(['facts', 'episodes', 'turns', 'vectorBlocks']);
 export const WRITE_MARK_KEY = 'writeMark';
 /** The mark of a store no engine has written since marks exist (a new or pre-v3 database). */
 export const NO_MARK = '';

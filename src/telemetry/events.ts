@@ -28,7 +28,7 @@ export interface EvictionEvent {
 }
 
 /** The tables a `change` event reports on: everything the app can read back. */
-export type ChangeTable = 'episodes' | 'facts' | 'tasks' | 'steps' | 'patterns' | 'profiles';
+export type ChangeTable = 'episodes' | 'facts' | 'turns' | 'tasks' | 'steps' | 'patterns' | 'profiles';
 
 /**
  * One committed transaction's changes (or another tab's, as it arrives):

@@ -25,6 +25,7 @@ beforeAll(async () => {
     { text: 'Allergic to peanuts', userId: 'u2' },
   ]);
   await memory.episodes.add({ text: 'Migrated the billing service to PostgreSQL 16', userId: 'u1' });
+  await memory.turns.add({ speaker: 'user', text: 'Can you remind me which database we chose?', userId: 'u2' });
   await memory.close();
 });
 
@@ -33,9 +34,9 @@ describe('npx engram', () => {
     const out = await engram('stats', '--dir', dir);
     expect(out).toContain('store "agent"');
     const row = (user: string) => out.split('\n').find((line) => line.startsWith(`${user} `))?.trim().split(/\s+/);
-    // user, facts, facts (retired), episodes, tasks, patterns, profiles
-    expect(row('u1')?.slice(0, 4)).toEqual(['u1', '2', '0', '1']);
-    expect(row('u2')?.slice(0, 4)).toEqual(['u2', '1', '0', '0']);
+    // user, facts, facts (retired), episodes, turns, tasks, patterns, profiles
+    expect(row('u1')?.slice(0, 5)).toEqual(['u1', '2', '0', '1', '0']);
+    expect(row('u2')?.slice(0, 5)).toEqual(['u2', '1', '0', '0', '1']);
   });
 
   it('recall prints the hits with their score parts', async () => {

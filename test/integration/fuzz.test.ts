@@ -5,6 +5,7 @@ import { createMemory, EngramError, type Memory, type Task } from '../../src/ind
 import { metadataSchema, tagSchema, timestampSchema } from '../../src/schema/common.js';
 import { episodeRecordSchema } from '../../src/schema/episode.js';
 import { factRecordSchema } from '../../src/schema/fact.js';
+import { turnRecordSchema } from '../../src/schema/turn.js';
 import { profileFieldsSchema } from '../../src/schema/profile.js';
 import { stepInputSchema, taskContextSchema, taskOutcomeSchema } from '../../src/schema/task.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
@@ -230,6 +231,7 @@ async function shapeProblem(memory: Memory, key: string, line: string, dimension
   };
   if (key.startsWith('episode:')) return check(z.strictObject(episodeRecordSchema.shape), await memory.episodes.get(id));
   if (key.startsWith('fact:')) return check(z.strictObject(factRecordSchema.shape), await memory.facts.get(id));
+  if (key.startsWith('turn:')) return check(z.strictObject(turnRecordSchema.shape), await memory.turns.get(id));
   if (key.startsWith('profile:')) return check(profileShape, await memory.profile.get(id));
   if (key.startsWith('pattern:')) return check(patternRecordShape, (JSON.parse(line) as { record: unknown }).record);
   if (key.startsWith('task:')) {
@@ -293,7 +295,7 @@ function undefinedKeysKept(recordKey: (args: unknown[]) => string, patchAt = 1) 
 }
 
 const idsOf = (result: unknown): string[] => (Array.isArray(result) ? result : [result]).map((r) => (r as { id: string }).id);
-const about = (ids: string[]) => (key: string) => ids.some((id) => key === `episode:${id}` || key === `fact:${id}` || key === `vector:${id}`);
+const about = (ids: string[]) => (key: string) => ids.some((id) => key === `episode:${id}` || key === `fact:${id}` || key === `turn:${id}` || key === `vector:${id}`);
 
 const episodeBase = { text: 'Fuzz episode about the garden shed', userId: 'fuzz', tags: ['garden'], importance: 0.3, metadata: { room: 'shed' }, sessionId: 's1', parentId: null };
 const factBase = { text: 'The user likes tomatoes', userId: 'fuzz', category: 'preference', tags: ['food'], importance: 0.4, metadata: { source: 'fuzz' } };
@@ -431,9 +433,22 @@ const methods: Fuzzed[] = [
   {
     name: 'observe',
     args: fc.tuple(nearValid({ userId: 'fuzz', sessionId: 's1', user: 'I moved to Porto', assistant: 'Nice city!' })),
-    // No LLM is configured: observe validates, then reports `no_llm` and stores no memory.
+    // No LLM is configured: observe validates, reports `no_llm` and keeps the exchange as turns (new ids, of the input's user).
     call: (m, [input]) => m.observe(any(input)),
+    writes: (_, result, before) => (key) => !before.has(key) && (key.startsWith('turn:') || key.startsWith('vector:')),
+    mustHold: (_, result, after, before) => {
+      const added = [...after.keys()].filter((k) => k.startsWith('turn:') && !before.has(k)).length;
+      return added === (result as { turns: { stored: number } }).turns.stored ? undefined : `observe reported ${(result as { turns: { stored: number } }).turns.stored} turns, stored ${added}`;
+    },
   },
+  {
+    name: 'turns.add',
+    args: fc.tuple(nearValid({ text: 'We talked about the garden shed roof', speaker: 'user', userId: 'fuzz', sessionId: 's1', tags: ['garden'], metadata: { room: 'shed' } })),
+    call: (m, [input]) => m.turns.add(any(input)),
+    writes: (_, result) => about(idsOf(result)),
+    mustHold: (_, result, after) => (after.has(`turn:${idsOf(result)[0]}`) ? undefined : 'the added turn is not stored'),
+  },
+  { name: 'turns.list', args: fc.tuple(nearValid({ userId: 'fuzz', sessionId: 's1', order: 'asc', limit: 5 })), call: (m, [q]) => m.turns.list(any(q)) },
   { name: 'recall', args: fc.tuple(fc.oneof(fc.constant('garden shed'), hostileString, hostile), nearValid(recallBase)), call: (m, [q, o]) => m.recall(any(q), any(o)) },
   {
     name: 'formatContext',
@@ -588,7 +603,7 @@ describe('hostile input: every public method either succeeds or rejects with a t
       // Reads in between changed nothing either, and the store is whole: every current record has its vector, nothing else does.
       expect(diff(current, await lines(memory))).toEqual([]);
       const vectors = [...current.keys()].filter((k) => k.startsWith('vector:')).sort();
-      const searchable = [...current.keys()].filter((k) => k.startsWith('episode:') || (k.startsWith('fact:') && record(current.get(k))?.status === 'current'));
+      const searchable = [...current.keys()].filter((k) => k.startsWith('episode:') || k.startsWith('turn:') || (k.startsWith('fact:') && record(current.get(k))?.status === 'current'));
       expect(vectors).toEqual(searchable.map((k) => `vector:${k.slice(k.indexOf(':') + 1)}`).sort());
       expect((await memory.info()).indexed).toBe(vectors.length);
       // And it persisted: a reopened memory reads exactly the same.

@@ -15,12 +15,14 @@ async function open(options: Parameters<typeof openMemory>[0]): Promise<Memory> 
 const turn = { userId: 'ana', sessionId: 's1', user: 'We should use DuckDB, the benchmark settled it.', assistant: 'Agreed: DuckDB was 20x faster on your queries.' };
 
 describe('without a provider', () => {
-  it('stores nothing from the LLM, says why, and everything else keeps working', async () => {
+  it('extracts nothing, says why, keeps the exchange as turns, and everything else keeps working', async () => {
     const m = await open({});
     const result = await m.observe(turn);
-    expect(result).toMatchObject({ facts: { stored: 0, replaced: 0, skipped: 0 }, episodeScheduled: false, reason: 'no_llm' });
+    expect(result).toMatchObject({ facts: { stored: 0, replaced: 0, skipped: 0 }, turns: { stored: 2 }, episodeScheduled: false, reason: 'no_llm' });
     await m.facts.add({ userId: 'ana', text: 'Ana likes DuckDB' });
-    expect(await m.recall('duckdb', { userId: 'ana' })).toHaveLength(1);
+    const hits = await m.recall('duckdb', { userId: 'ana' });
+    expect(hits.map((h) => h.memory.type).sort()).toEqual(['fact', 'turn', 'turn']);
+    expect(await m.facts.list({ userId: 'ana' })).toHaveLength(1);
   });
 });
 

@@ -8,6 +8,7 @@ const file = serializeExport({
   header: { format: 'engram-export', version: 1, exportedAt: 1, userId: null, embedder: { id: 'e', dimension: 2 } },
   episodes: [],
   facts: [fact],
+  turns: [],
   profiles: [],
   tasks: [],
   steps: [],

@@ -38,7 +38,7 @@ export interface RefreshTargets {
 }
 
 const PROTOCOL = 2;
-const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'tasks', 'steps', 'patterns', 'profiles'];
+const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
 
 /**
  * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
@@ -123,9 +123,10 @@ export class ChangeSignal {
     let rows;
     try {
       // One read transaction: a consistent view of records and vectors.
-      rows = await db.transaction('r', [db.episodes, db.facts, db.tasks, db.vectorBlocks], async () => ({
+      rows = await db.transaction('r', [db.episodes, db.facts, db.turns, db.tasks, db.vectorBlocks], async () => ({
         episodes: await db.episodes.bulkGet(ids),
         facts: await db.facts.bulkGet(ids),
+        turns: await db.turns.bulkGet(ids),
         tasks: await db.tasks.bulkGet(ids),
         vectors: await getVectors(db, ids),
       }));
@@ -137,7 +138,7 @@ export class ChangeSignal {
     ids.forEach((id, i) => {
       // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
       if (touchedLocally.has(id)) return void again.push(id);
-      const record = rows.episodes[i] ?? rows.facts[i];
+      const record = rows.episodes[i] ?? rows.facts[i] ?? rows.turns[i];
       const stored = rows.vectors.get(id)?.vector;
       const vector = stored && stored.length === dimension ? stored : undefined;
       if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);

@@ -1,9 +1,9 @@
 import { embedTexts } from '../../embed/embed-texts.js';
 import type { ProgressListener } from '../../embed/embedder.js';
 import type { EngineContext } from '../../engine-context.js';
-import type { Episode } from '../../schema/episode.js';
-import type { Fact } from '../../schema/fact.js';
+import type { MemoryRecord } from '../../schema/memory-record.js';
 import { indexDocOf } from '../index-doc.js';
+import { indexedText } from '../indexed-text.js';
 import type { IndexEntry } from '../memory-index.js';
 import { loadSnapshot, type SnapshotPages } from './index-snapshot.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../../schema/records.js';
@@ -48,9 +48,9 @@ export async function rebuildIndex(
   }
 
   // One read transaction: the records, their vectors and the write mark they are at agree.
-  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.vectorBlocks], async () => {
+  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.turns, db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
-    const [episodes, facts] = await Promise.all([db.episodes.toArray(), db.facts.toArray()]);
+    const [episodes, facts, turns] = await Promise.all([db.episodes.toArray(), db.facts.toArray(), db.turns.toArray()]);
     const vectors = new Map<string, Float32Array>();
     if (sameSpace) {
       // Large sequential reads are much faster than one get per memory.
@@ -59,7 +59,7 @@ export async function rebuildIndex(
         block.ids.forEach((id, i) => vectors.set(id, vectorAt(block, i)));
       });
     }
-    return { mark, records: [...episodes, ...facts] as (Episode | Fact)[], vectors };
+    return { mark, records: [...episodes, ...facts, ...turns] as MemoryRecord[], vectors };
   });
   db.writeMark.reset(read.mark);
   const { vectors } = read;
@@ -71,7 +71,7 @@ export async function rebuildIndex(
   const entries: IndexEntry[] = [];
   for (const record of searchable) {
     const vector = vectors.get(record.id);
-    if (vector) entries.push({ doc: indexDocOf(record)!, text: record.text, vector });
+    if (vector) entries.push({ doc: indexDocOf(record)!, text: indexedText(record), vector });
   }
   ctx.index.reportChangesTo(snapshots);
   ctx.index.clear();
@@ -85,7 +85,7 @@ export async function rebuildIndex(
 
 async function reembed(
   ctx: EngineContext,
-  records: (Episode | Fact)[],
+  records: MemoryRecord[],
   into: Map<string, Float32Array>,
   onProgress: ProgressListener | undefined,
   why: 'repair' | 'reembed',
@@ -95,12 +95,12 @@ async function reembed(
   // leaves the old embedder's stamp, and the next open re-embeds again); a repair only fills vectors that are missing.
   if (why === 'reembed') {
     await ctx.commit('drop the old embedder\'s vectors', ['vectorBlocks'], async () => {
-      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode']).primaryKeys());
+      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode', 'turn']).primaryKeys());
     });
   }
   for (let start = 0; start < records.length; start += REEMBED_BATCH) {
     const batch = records.slice(start, start + REEMBED_BATCH);
-    const vectors = await embedTexts(ctx, batch.map((r) => r.text));
+    const vectors = await embedTexts(ctx, batch.map(indexedText));
     const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
     await ctx.commit('store re-embedded vectors', ['vectorBlocks'], () => putVectors(db, entries, { mayExist: [] }));
     batch.forEach((r, i) => into.set(r.id, vectors[i]!));

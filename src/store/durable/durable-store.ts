@@ -48,7 +48,7 @@ export async function openDurableStore(directory: string, name: string): Promise
     if (image && image.format !== IMAGE_FORMAT) {
       throw new StorageError(`The engram store in "${folder}" has image format ${image.format}; this version reads format ${IMAGE_FORMAT}. Upgrade engram.`, { folder });
     }
-    if (image && image.version !== version) {
+    if (image && !loadsAsIs(image.version, version)) {
       throw new StorageError(
         `The engram store in "${folder}" was written with schema version ${image.version / 10}; this version of engram has ${version / 10}. Migrating durable stores between schema versions is not supported yet: export with the engram version that wrote it, then import.`,
         { folder, stored: image.version, expected: version },
@@ -121,6 +121,20 @@ export async function openDurableStore(directory: string, name: string): Promise
 }
 
 /** Creates the schema with the database class itself (so it is the engine's, version for version); returns the IndexedDB version. */
+/**
+ * IndexedDB versions (Dexie's schema version × 10) whose upgrade only adds
+ * object stores: an image written under the version before has rows for
+ * stores that are unchanged, so it loads as it is (and the next compaction
+ * writes it under the new version). v5 adds `turns`.
+ */
+const ADDITIVE_VERSIONS: ReadonlySet<number> = new Set([50]);
+
+function loadsAsIs(stored: number, current: number): boolean {
+  if (stored > current) return false;
+  for (let v = stored + 10; v <= current; v += 10) if (!ADDITIVE_VERSIONS.has(v)) return false;
+  return true;
+}
+
 async function createSchema(indexedDB: IDBFactory, name: string): Promise<number> {
   const db = new EngramDatabase(name, { indexedDB, IDBKeyRange });
   await db.open();

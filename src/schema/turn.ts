@@ -1,0 +1,74 @@
+import * as z from 'zod/mini';
+import { idSchema, importanceSchema, metadataSchema, tagsSchema, textSchema, timestampSchema, userIdSchema } from './common.js';
+import { embeddingSchema } from './fact.js';
+
+/**
+ * Who said a turn: `user` and `assistant` for what `observe()` keeps, or a
+ * name (a conversation between people). A field, not part of the text, so
+ * a name that every turn would repeat does not swamp keyword matching.
+ */
+export const speakerSchema = z
+  .string()
+  .check(
+    // `abort`: an empty speaker is only that, not also "contains control characters".
+    z.minLength(1, { error: 'must not be empty', abort: true }),
+    z.maxLength(100, 'must be at most 100 characters'),
+    z.regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters'),
+  );
+
+/**
+ * One message of a conversation, kept as it was said: what `observe()`
+ * stores when no LLM extracts facts from it (see `turns` in createMemory's
+ * options), or what an app imports with `turns.add`.
+ */
+export const turnRecordSchema = z.object({
+  id: idSchema,
+  type: z.literal('turn'),
+  userId: userIdSchema,
+  sessionId: z.nullable(idSchema),
+  speaker: speakerSchema,
+  text: textSchema,
+  importance: importanceSchema,
+  pinned: z.boolean(),
+  tags: tagsSchema,
+  metadata: metadataSchema,
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+  lastAccessedAt: timestampSchema,
+});
+export type Turn = z.infer<typeof turnRecordSchema>;
+
+/** What `memory.turns.add()` takes. */
+export const turnInputSchema = z.strictObject({
+  id: z.optional(idSchema),
+  userId: z.optional(userIdSchema),
+  sessionId: z.optional(z.nullable(idSchema)),
+  speaker: speakerSchema,
+  text: textSchema,
+  importance: z.optional(importanceSchema),
+  pinned: z.optional(z.boolean()),
+  tags: z.optional(tagsSchema),
+  metadata: z.optional(metadataSchema),
+  /** When it was said (default: now). */
+  createdAt: z.optional(timestampSchema),
+  /** Pre-computed: stored instead of embedding `text` (same model as the embedder). */
+  embedding: z.optional(embeddingSchema),
+});
+export type TurnInput = z.input<typeof turnInputSchema>;
+
+/** `memory.turns.addMany()`: at most this many per call, stored in one transaction. */
+export const MAX_TURNS_PER_CALL = 10_000;
+export const turnInputsSchema = z.array(turnInputSchema).check(z.maxLength(MAX_TURNS_PER_CALL, 'at most 10,000 turns per call'));
+
+/** Options of `turns.list`: one user's turns by time, newest first unless `order: 'asc'`. */
+export const turnListQuerySchema = z.strictObject({
+  userId: z.optional(userIdSchema),
+  sessionId: z.optional(idSchema),
+  speaker: z.optional(speakerSchema),
+  limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100_000))),
+  offset: z.optional(z.number().check(z.int(), z.gte(0))),
+  since: z.optional(z.union([timestampSchema, z.date()])),
+  until: z.optional(z.union([timestampSchema, z.date()])),
+  order: z.optional(z.enum(['asc', 'desc'])),
+});
+export type TurnListQuery = z.input<typeof turnListQuerySchema>;

@@ -1,0 +1,22 @@
+import { newId } from '../ids.js';
+import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { Turn, TurnInput } from '../schema/turn.js';
+
+/** Builds a stored turn from validated input, filling every default. */
+export function buildTurn(input: TurnInput, now: number): Turn {
+  return {
+    id: input.id ?? newId(),
+    type: 'turn',
+    userId: input.userId ?? DEFAULT_USER_ID,
+    sessionId: input.sessionId ?? null,
+    speaker: input.speaker,
+    text: input.text,
+    importance: input.importance ?? 0.5,
+    pinned: input.pinned ?? false,
+    tags: input.tags ?? [],
+    metadata: input.metadata ?? {},
+    createdAt: input.createdAt ?? now,
+    updatedAt: now,
+    lastAccessedAt: now,
+  };
+}
