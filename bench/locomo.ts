@@ -9,7 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Memory, RankingOptions } from '../src/index.js';
-import { benchMemory, LOCOMO_PATH, printTable } from './support.js';
+import { loadavg } from 'node:os';
+import { benchMemory, LOCOMO_PATH, percentile, printTable } from './support.js';
 
 interface Turn { dia_id: string; speaker: string; text: string; image_caption?: string; session_iso_date_time: string }
 interface Question { qid: string; question: string; category: number; category_name: string; evidence_ids: string[] }
@@ -76,27 +77,40 @@ async function ingestTurns(memory: Memory, conversation: Conversation): Promise<
   );
 }
 
-export interface ModeResult { byCategory: Map<string, { n: number; sums: number[] }>; overall: { n: number; sums: number[] } }
+export interface ModeResult {
+  byCategory: Map<string, { n: number; sums: number[] }>;
+  overall: { n: number; sums: number[] };
+  /** Per conversation (sample_id), for cross-validation. */
+  byConversation: Map<string, { n: number; sums: number[] }>;
+  /** Each recall's wall time, ms. */
+  latencies: number[];
+}
 
 export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[], now?: number): Promise<ModeResult> {
   const { memory } = await benchMemory({ ranking, ...(now !== undefined ? { clock: () => now } : {}) });
   await memory.import(exportText);
-  const result: ModeResult = { byCategory: new Map(), overall: { n: 0, sums: KS.map(() => 0) } };
+  const result: ModeResult = { byCategory: new Map(), overall: { n: 0, sums: KS.map(() => 0) }, byConversation: new Map(), latencies: [] };
   for (const conversation of conversations) {
     for (const q of conversation.qa) {
       if (q.evidence_ids.length === 0) continue;
+      const started = performance.now();
       const hits = await memory.recall(q.question, { userId: conversation.sample_id, k: 20, touch: false });
+      result.latencies.push(performance.now() - started);
       const ranked = hits.map((h) => (h.memory.metadata as { diaId: string }).diaId);
       const evidence = new Set(q.evidence_ids);
       const bucket = result.byCategory.get(q.category_name) ?? { n: 0, sums: KS.map(() => 0) };
       result.byCategory.set(q.category_name, bucket);
+      const own = result.byConversation.get(conversation.sample_id) ?? { n: 0, sums: KS.map(() => 0) };
+      result.byConversation.set(conversation.sample_id, own);
       KS.forEach((k, i) => {
         const found = ranked.slice(0, k).filter((id) => evidence.has(id)).length;
         const r = found / evidence.size;
         bucket.sums[i]! += r;
+        own.sums[i]! += r;
         result.overall.sums[i]! += r;
       });
       bucket.n++;
+      own.n++;
       result.overall.n++;
     }
   }
@@ -143,6 +157,35 @@ async function main(): Promise<void> {
     }
   }
   printTable('LoCoMo dev recall@k, turn memory (turns.addMany: speaker a field, indexed with the words)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], turnRows);
+
+  // The one weight of the turn context (ranking.previousTurnWeight), chosen by leave-one-conversation-out: tune on four, report on the fifth.
+  const weights = [0, 0.7, 0.8, 0.85, 0.9, 0.95];
+  const byWeight = new Map<number, ModeResult>();
+  for (const w of weights) byWeight.set(w, await evaluate({ previousTurnWeight: w }, turnExport, conversations));
+  const r10 = (r: ModeResult, ids: string[]) => {
+    const picked = ids.map((id) => r.byConversation.get(id)!);
+    return picked.reduce((s, b) => s + b.sums[2]!, 0) / picked.reduce((s, b) => s + b.n, 0);
+  };
+  const ids = conversations.map((c) => c.sample_id);
+  const cvRows: (string | number)[][] = [];
+  let heldOutSum = 0;
+  let heldOutN = 0;
+  for (const held of ids) {
+    const train = ids.filter((id) => id !== held);
+    const best = weights.reduce((a, b) => (r10(byWeight.get(b)!, train) > r10(byWeight.get(a)!, train) ? b : a));
+    const test = r10(byWeight.get(best)!, [held]);
+    const n = byWeight.get(best)!.byConversation.get(held)!.n;
+    heldOutSum += test * n;
+    heldOutN += n;
+    cvRows.push([held, best, r10(byWeight.get(best)!, train), test, r10(byWeight.get(0)!, [held])]);
+  }
+  cvRows.push(['all (held out)', '', '', heldOutSum / heldOutN, r10(byWeight.get(0)!, ids)]);
+  const latency = (w: number) => {
+    const sorted = [...byWeight.get(w)!.latencies].sort((a, b) => a - b);
+    return `${percentile(sorted, 50).toFixed(2)} / ${percentile(sorted, 95).toFixed(2)} ms`;
+  };
+  console.log(`\nrecall (k 20) p50 / p95 on the turn store: ${latency(0.85)} with previousTurnWeight 0.85, ${latency(0)} with 0 (load ${loadavg()[0]!.toFixed(2)})`);
+  printTable('previousTurnWeight by leave-one-conversation-out (hybrid R@10, turn memory)', ['held out', 'chosen weight', 'R@10 on the other four', 'R@10 held out', 'R@10 held out, weight 0'], cvRows);
 
   // Does rerank with recency change recall@10 on the temporal category?
   const timed = await buildExport(conversations, true);

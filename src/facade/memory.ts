@@ -54,13 +54,15 @@ const liveQuerySchema = z.union([
   z.strictObject({ facts: factListQuerySchema }),
   z.strictObject({ episodes: episodeListQuerySchema }),
   z.strictObject({ tasks: tasksListSchema }),
+  z.strictObject({ turns: turnListQuerySchema }),
 ]);
 /** What `memory.live()` takes. */
 export type LiveQuerySpec =
   | { recall: string; options?: RecallOptions }
   | { facts: FactListQuery }
   | { episodes: EpisodeListQuery }
-  | { tasks: { userId?: string; limit?: number } };
+  | { tasks: { userId?: string; limit?: number } }
+  | { turns: TurnListQuery };
 const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]);
 
 /** `facts.addMany`: the stored records, or only their ids with `{ returnRecords: false }`. */
@@ -389,13 +391,14 @@ export class Memory {
    * A query that stays current (see `LiveQuery`): it re-runs whenever a
    * committed change touches its user, in this tab or another. One of
    * `{ recall: text, options }`, `{ facts: query }`, `{ episodes: query }`,
-   * `{ tasks: { userId, limit } }`. Recall runs with `touch: false` (a UI
+   * `{ turns: query }`, `{ tasks: { userId, limit } }`. Recall runs with `touch: false` (a UI
    * watching memories does not make them more recent).
    */
   live(query: { recall: string; options?: RecallOptions }): LiveQuery<RecallHit[]>;
   live(query: { facts: FactListQuery }): LiveQuery<Fact[]>;
   live(query: { episodes: EpisodeListQuery }): LiveQuery<Episode[]>;
   live(query: { tasks: { userId?: string; limit?: number } }): LiveQuery<TaskRecord[]>;
+  live(query: { turns: TurnListQuery }): LiveQuery<Turn[]>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   live(query: LiveQuerySpec): LiveQuery<any> {
     const spec = parseInput(liveQuerySchema, query, 'live');
@@ -407,6 +410,7 @@ export class Memory {
     }
     if ('facts' in spec) return new LiveQuery(() => this.facts.list(spec.facts), spec.facts.userId ?? DEFAULT_USER_ID, onChange);
     if ('episodes' in spec) return new LiveQuery(() => this.episodes.list(spec.episodes), spec.episodes.userId ?? DEFAULT_USER_ID, onChange);
+    if ('turns' in spec) return new LiveQuery(() => this.turns.list(spec.turns), spec.turns.userId ?? DEFAULT_USER_ID, onChange);
     return new LiveQuery(() => this.tasks.list(spec.tasks), spec.tasks.userId ?? DEFAULT_USER_ID, onChange);
   }
 

@@ -5,6 +5,7 @@ import type { MemoryRecord } from '../schema/memory-record.js';
 import { toEpochMs, type RecallOptions } from '../schema/query.js';
 import type { ScoreParts } from '../search/ranking.js';
 import type { AccessTimes } from './access-times.js';
+import { carryToFollowingTurns } from './turn-context.js';
 
 export type { MemoryRecord };
 
@@ -17,24 +18,23 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
 /** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
 export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}, caller?: AbortSignal): Promise<RecallHit[]> {
   const [vector] = await vectorsFor(ctx, [{ text: query, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
-  const hits = ctx.index.search(options.userId ?? DEFAULT_USER_ID, { vector: vector!, text: query }, {
-    k: options.k ?? 10,
+  const userId = options.userId ?? DEFAULT_USER_ID;
+  const k = options.k ?? 10;
+  const filter = {
     types: options.types,
     tags: options.tags,
     since: toEpochMs(options.since),
     until: toEpochMs(options.until),
     filter: options.filter,
     includeArchived: options.includeArchived,
-    ranking: ctx.ranking,
-    now: ctx.now(),
-  });
+  };
+  const text = { vector: vector!, text: query };
+  const hits = ctx.index.search(userId, text, { k, ...filter, ranking: ctx.ranking, now: ctx.now() });
   const records = await readHits(ctx, hits);
-  const out: RecallHit[] = [];
-  hits.forEach((hit, i) => {
-    const memory = records[i];
-    // A record deleted by another tab since the index saw it is simply skipped.
-    if (memory) out.push({ memory, score: hit.score, parts: hit.parts });
-  });
+  // A record deleted by another tab since the index saw it is simply skipped.
+  let out: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
+  // Turns can be ranked by the turns before them in their session (turn-context.ts).
+  if (out.some((hit) => hit.memory.type === 'turn')) out = await carryToFollowingTurns(ctx, userId, text, out, filter, k);
   // An aborted recall rejects (recall's caller races the signal) and touches nothing.
   if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;

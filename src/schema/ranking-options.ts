@@ -29,5 +29,12 @@ export const rankingOptionsSchema = z.strictObject({
   sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)), turn: z.number().check(z.gte(0)) }))),
   /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
   denseWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
+  /**
+   * A turn scores at least this share of the score of the turn just before it
+   * in its session, so a short answer ("tuna, mostly") is found by the
+   * question it answers. Default 0.85 (chosen on LoCoMo dev by
+   * leave-one-conversation-out: see bench/locomo.ts); 0 turns it off.
+   */
+  previousTurnWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

@@ -28,6 +28,8 @@ export const turnRecordSchema = z.object({
   sessionId: z.nullable(idSchema),
   speaker: speakerSchema,
   text: textSchema,
+  /** Its place among the user's turns, in the order engram stored them (a conversation's order): the turn before it in its session is the nearest lower `seq` with the same `sessionId`. */
+  seq: z.number().check(z.int(), z.nonnegative()),
   importance: importanceSchema,
   pinned: z.boolean(),
   tags: tagsSchema,

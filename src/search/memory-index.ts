@@ -318,6 +318,25 @@ export class MemoryIndex {
   }
 
   /**
+   * The full score of the given memories (those of `userId` that pass the
+   * filters), bit for bit as `search` scores them (the matrix's own f32
+   * kernel): for memories recall ranks by a neighbour
+   * (recall/turn-context.ts), so their own parts can still be shown.
+   */
+  explain(userId: string, query: { vector: Float32Array; text: string }, ids: readonly string[], options: DocFilter & { ranking: Ranking; now: number }): IndexHit[] {
+    const user = this.users.get(userId);
+    if (!user) return [];
+    const test = compileFilter(options);
+    const accept = (id: string) => test(this.docs.get(id)!);
+    const wanted = ids.filter((id) => this.docs.get(id)?.userId === userId && accept(id));
+    if (wanted.length === 0) return [];
+    const { ranking, now } = options;
+    const keyword = ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: 1, accept }) : NO_KEYWORDS;
+    const cosines = user.vectors.scoresFor(query.vector, wanted.map((id) => user.vectors.row(id)!));
+    return wanted.map((id, i) => this.hit(id, cosines[i]!, keyword.best > 0 ? keyword.scoreOf(id) / keyword.best : 0, ranking, now));
+  }
+
+  /**
    * When the score is a non-decreasing function of the cosine alone, the
    * dense top k + 1 settle the top k unless the (k+1)-th ties the k-th (then
    * an id could decide, and the caller runs the general search): every row

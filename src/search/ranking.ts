@@ -9,6 +9,8 @@ export interface Ranking {
   halfLifeMs: number;
   sourceWeights: Record<MemoryType | 'task', number>;
   denseWeight: number;
+  /** A turn scores at least this share of the score of the turn just before it in its session (recall/turn-context.ts). */
+  previousTurnWeight: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -19,6 +21,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
     halfLifeMs: (options.halfLifeDays ?? 30) * DAY_MS,
     sourceWeights: { episode: 1, fact: 1, turn: 1, task: 1, ...options.sourceWeights },
     denseWeight: options.denseWeight ?? 0.4,
+    previousTurnWeight: options.previousTurnWeight ?? 0.85,
   };
 }
 
@@ -48,6 +51,12 @@ export interface ScoreParts {
   pinned: number;
   /** The per-type multiplier. */
   source: number;
+  /**
+   * Present on a turn ranked by the turn just before it in its session (the
+   * question it answers): `previousTurnWeight` × that turn's score, which is
+   * then this hit's score (its own parts score less).
+   */
+  previousTurn?: number;
 }
 
 export function scoreOf(

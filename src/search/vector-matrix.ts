@@ -281,6 +281,13 @@ export class VectorMatrix {
     return this.kernelScores(rows).slice();
   }
 
+  /** The f32 scores of `rows` with `query`, bit for bit those `topK` gives them, in the order given (for a few chosen rows). */
+  scoresFor(query: Float32Array, rows: readonly number[]): Float32Array {
+    this.placeQuery(query);
+    this.rescored = rows.length;
+    return this.kernelScores(rows).slice();
+  }
+
   /** Scores every row in f32 (the query is in place) and keeps the k best accepted ones. */
   private scan(k: number, accept?: (id: string) => boolean): TopK {
     const n = this.ids.length;

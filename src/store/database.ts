@@ -73,8 +73,8 @@ export class EngramDatabase extends Dexie {
         const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
         await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
       });
-    // v5: conversation turns (what observe() keeps without an LLM, and turns.add); `[userId+createdAt]` serves listing, retention and session order.
-    this.version(5).stores({ turns: 'id, [userId+createdAt], sessionId' });
+    // v5: conversation turns (what observe() keeps without an LLM, and turns.add); `[userId+createdAt]` serves listing and retention, `[userId+seq]` a turn's neighbours.
+    this.version(5).stores({ turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();

@@ -2,7 +2,7 @@ import { newId } from '../ids.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { Turn, TurnInput } from '../schema/turn.js';
 
-/** Builds a stored turn from validated input, filling every default. */
+/** Builds a stored turn from validated input, filling every default; its `seq` is set when it is written (turn-store.ts). */
 export function buildTurn(input: TurnInput, now: number): Turn {
   return {
     id: input.id ?? newId(),
@@ -11,6 +11,7 @@ export function buildTurn(input: TurnInput, now: number): Turn {
     sessionId: input.sessionId ?? null,
     speaker: input.speaker,
     text: input.text,
+    seq: 0,
     importance: input.importance ?? 0.5,
     pinned: input.pinned ?? false,
     tags: input.tags ?? [],

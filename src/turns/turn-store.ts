@@ -1,3 +1,4 @@
+import Dexie from 'dexie';
 import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -41,6 +42,11 @@ export class TurnStore {
           throw new ValidationError(`Turn "${record.id}" belongs to another user.`, [{ path: 'id', message: 'already used by another user' }]);
         }
       }
+      // A turn written again under its id keeps its place in the conversation.
+      for (const record of records) {
+        const old = stored.get(record.id);
+        if (old) record.seq = old.seq;
+      }
       await this.putInTransaction(records, vectors, [...stored.keys()]);
     });
     return records;
@@ -52,6 +58,18 @@ export class TurnStore {
    */
   async putInTransaction(records: readonly Turn[], vectors: readonly Float32Array[], mayExist: readonly string[] = []): Promise<void> {
     const { db } = this.ctx;
+    // New turns go after the user's last one, in the order given (one writer at a time: see store/one-writer.ts).
+    const existing = new Set(mayExist);
+    const next = new Map<string, number>();
+    for (const record of records) {
+      if (existing.has(record.id)) continue;
+      if (!next.has(record.userId)) {
+        const last = await db.turns.where('[userId+seq]').between([record.userId, Dexie.minKey], [record.userId, Dexie.maxKey]).last();
+        next.set(record.userId, last ? last.seq + 1 : 0);
+      }
+      record.seq = next.get(record.userId)!;
+      next.set(record.userId, record.seq + 1);
+    }
     await db.turns.bulkPut([...records]);
     await putVectors(
       db,

@@ -69,7 +69,7 @@ describe('memory.live()', () => {
   });
 
   it('recall, episodes and tasks; Observable interop; a bad query is a ValidationError at once', async () => {
-    const [a] = await twoEngines();
+    const [a, b] = await twoEngines();
     const recall = a.live({ recall: 'where does the user live?', options: { k: 3 } });
     const observable = (recall as unknown as Record<symbol, () => typeof recall>)[Symbol.for('observable')]!();
     // RxJS's from() looks the interop point up as '@@observable' where no Symbol.observable polyfill exists.
@@ -93,6 +93,12 @@ describe('memory.live()', () => {
     const waitTask = until(tasks, (s) => !s.loading && s.data?.length === 1);
     await a.tasks.start({ description: 'Fix the login form', type: 'debugging', context: { complexity: 'simple', domain: 'web', tags: [] } });
     expect((await waitTask).data![0]!.description).toBe('Fix the login form');
+
+    // A turn observe() keeps (no LLM) reaches a live list of the session's turns in another engine.
+    const turns = b.live({ turns: { sessionId: 's9', order: 'asc' } });
+    const waitTurns = until(turns, (s) => !s.loading && s.data?.length === 2);
+    await a.observe({ sessionId: 's9', user: 'Is the shed dry?', assistant: 'Yes, since the new roof.' });
+    expect((await waitTurns).data!.map((t) => t.speaker)).toEqual(['user', 'assistant']);
 
     expect(() => a.live({ recall: '' } as never)).toThrow(ValidationError);
     expect(() => a.live({ facts: { userId: 'a' }, episodes: {} } as never)).toThrow(ValidationError);

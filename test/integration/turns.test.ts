@@ -199,3 +199,57 @@ describe('several engines and stores', () => {
   });
 });
 
+
+describe('context windows: a turn is found through the question it answers', () => {
+  const conversation = [
+    { sessionId: 's1', speaker: 'Ana', text: 'What does your cat like to eat?' },
+    { sessionId: 's2', speaker: 'Ana', text: 'My cat sleeps all day on the sofa' },
+    { sessionId: 's1', speaker: 'Bo', text: 'Tuna, mostly.' },
+    { sessionId: 's1', speaker: 'Ana', text: 'Ha, mine is the same.' },
+    { sessionId: 's2', speaker: 'Bo', text: 'We eat dinner at eight most days' },
+    { sessionId: 's2', speaker: 'Ana', text: 'The cat food aisle is always empty' },
+    { sessionId: 's3', speaker: 'Bo', text: 'I like to eat pasta on Fridays' },
+  ];
+  const query = 'what does the cat like to eat?';
+
+  it('the answer joins the top k with the carried score, which parts.previousTurn shows; weight 0 turns it off', async () => {
+    const on = await open();
+    const stored = await on.turns.addMany(conversation.map((t) => ({ ...t, userId: 'u' })));
+    expect(stored.map((t) => t.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const off = await open({ ranking: { previousTurnWeight: 0 } });
+    await off.turns.addMany(conversation.map((t) => ({ ...t, userId: 'u' })));
+
+    const without = await off.recall(query, { userId: 'u', k: 3 });
+    expect(without.map((h) => h.memory.text)).not.toContain('Tuna, mostly.');
+    expect(without.every((h) => h.parts.previousTurn === undefined)).toBe(true);
+
+    const hits = await on.recall(query, { userId: 'u', k: 3 });
+    const question = hits.find((h) => h.memory.text === 'What does your cat like to eat?')!;
+    const answer = hits.find((h) => h.memory.text === 'Tuna, mostly.');
+    expect(answer).toBeDefined();
+    expect(answer!.parts.previousTurn).toBeCloseTo(0.85 * question.score, 12);
+    expect(answer!.score).toBe(answer!.parts.previousTurn);
+    // Best first, and the turn after the answer in its session was carried one step further, but not past the top 3.
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+  });
+
+  it('the turn carried is the next one of the same session (not the next one stored), and recall filters still apply', async () => {
+    const m = await open({ clock: () => 1_800_000_000_000 });
+    await m.turns.addMany(conversation.map((t) => ({ ...t, userId: 'u' })));
+    const hits = await m.recall(query, { userId: 'u', k: 7 });
+    const carried = hits.filter((h) => h.parts.previousTurn !== undefined).map((h) => h.memory.text);
+    // 'My cat sleeps…' (s2) was stored right after the question (s1): it is not the question's answer.
+    expect(carried).toContain('Tuna, mostly.');
+    expect(hits.find((h) => h.memory.text === 'My cat sleeps all day on the sofa')?.parts.previousTurn).toBeUndefined();
+
+    // Still a top k: the first k of a larger k, with the same scores (a carried turn's own score is the index's, bit for bit).
+    for (let k = 1; k < 7; k++) {
+      const first = (await m.recall(query, { userId: 'u', k })).map((h) => [h.memory.id, h.score, h.parts]);
+      expect(first).toEqual(hits.slice(0, k).map((h) => [h.memory.id, h.score, h.parts]));
+    }
+
+    const onlyAna = await m.recall(query, { userId: 'u', k: 7, filter: { speaker: 'Ana' } });
+    expect(onlyAna.map((h) => h.memory.text)).not.toContain('Tuna, mostly.');
+    expect(onlyAna.every((h) => (h.memory as { speaker: string }).speaker === 'Ana')).toBe(true);
+  });
+});
