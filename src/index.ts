@@ -20,7 +20,6 @@ export { openAICompatible } from './llm/openai-compatible.js';
 export { httpProxy } from './llm/http-proxy.js';
 export { PROMPT_VERSION } from './extract/prompt-version.js';
 export { LIMITS as TASK_LIMITS } from './tasks/limits.js';
-export { computeReward } from './tasks/reward.js';
 export {
   EngramError,
   ValidationError,

@@ -27,6 +27,8 @@ export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {
   memory: MemoryRecord;
+  /** The turn a turn hit answers (RecallHit.answers): quoted when it is not a hit itself. */
+  answers?: { id: string; speaker: string; text: string };
 }
 
 /** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
@@ -42,7 +44,11 @@ export const renderableMemorySchema = z
     outcomeStatus: z.optional(z.string()),
   })
   .check(z.refine((m) => m.type !== 'turn' || typeof m.speaker === 'string', { message: 'a turn needs its speaker', path: ['speaker'] }));
-const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
+const hitsSchema = z.array(
+  z.looseObject({ memory: renderableMemorySchema, answers: z.optional(z.looseObject({ id: z.string(), speaker: z.string(), text: z.string() })) }),
+);
+/** How much of the question a turn answers is quoted. */
+const QUOTE_CHARS = 160;
 
 /**
  * Renders recalled memories as compact prompt lines:
@@ -51,24 +57,34 @@ const hitsSchema = z.array(z.looseObject({ memory: renderableMemorySchema }));
  *   - (2026-11-20, episode, success) Choose a database. Outcome: Went with Postgres
  *   - (2026-11-02, fact) Lives in Porto
  *   - (2026-11-01, turn, user) We're moving to Porto next spring
+ *   - (2026-10-30, turn, Bo, answering Ana: "What does your cat eat?") Tuna, mostly.
  *
  * Dates are the memory's creation date in the given time zone.
  */
 export function formatContext(hits: readonly HitLike[], options: FormatContextOptions = {}): string {
-  parseInput(hitsSchema, hits, 'formatContext: hits');
+  // Rendered from the validated copy: a value that changes after validation cannot reach the lines.
+  const checked = parseInput(hitsSchema, hits, 'formatContext: hits') as unknown as readonly HitLike[];
   const opts = parseInput(formatContextOptionsSchema, options, 'formatContext');
   const timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = opts.now === undefined ? Date.now() : opts.now instanceof Date ? opts.now.getTime() : opts.now;
   const lines = [`Now: ${localDateTime(now, timeZone)} (${timeZone})`];
   if (opts.profileLine) lines.push(opts.profileLine);
-  for (const hit of hits) lines.push(memoryLine(hit.memory, timeZone));
+  const shown = new Set(checked.map((hit) => hit.memory.id));
+  for (const hit of checked) {
+    // A turn found through the question it answers quotes that question, unless it is a line of its own.
+    const answers = hit.memory.type === 'turn' && hit.answers && !shown.has(hit.answers.id) ? hit.answers : undefined;
+    lines.push(memoryLine(hit.memory, timeZone, answers));
+  }
   return lines.join('\n');
 }
 
-export function memoryLine(memory: MemoryRecord, timeZone: string): string {
+export function memoryLine(memory: MemoryRecord, timeZone: string, answers?: { speaker: string; text: string }): string {
   const date = localDate(memory.createdAt, timeZone);
   if (memory.type === 'fact') return `- (${date}, fact) ${oneLine(memory.text)}`;
-  if (memory.type === 'turn') return `- (${date}, turn, ${oneLine(memory.speaker)}) ${oneLine(memory.text)}`;
+  if (memory.type === 'turn') {
+    const question = answers ? `, answering ${oneLine(answers.speaker)}: "${quote(answers.text)}"` : '';
+    return `- (${date}, turn, ${oneLine(memory.speaker)}${question}) ${oneLine(memory.text)}`;
+  }
   const quality = memory.quality ?? memory.outcomeStatus;
   const head = memory.goal ? oneLine(memory.goal) : firstLine(memory.text);
   const outcome = memory.outcome?.trim() ? ` Outcome: ${oneLine(memory.outcome)}` : '';
@@ -111,4 +127,12 @@ function oneLine(text: string): string {
 
 function stripEndPeriod(text: string): string {
   return text.replace(/[.\s]+$/, '');
+}
+
+/** One line of at most QUOTE_CHARS characters, cut at a word with an ellipsis. */
+function quote(text: string): string {
+  const line = oneLine(text);
+  if (line.length <= QUOTE_CHARS) return line;
+  const cut = line.slice(0, QUOTE_CHARS);
+  return `${cut.slice(0, cut.lastIndexOf(' ') > QUOTE_CHARS / 2 ? cut.lastIndexOf(' ') : QUOTE_CHARS).trimEnd()}…`;
 }

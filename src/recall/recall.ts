@@ -2,6 +2,7 @@ import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
+import type { Turn } from '../schema/turn.js';
 import { toEpochMs, type RecallOptions } from '../schema/query.js';
 import type { ScoreParts } from '../search/ranking.js';
 import type { AccessTimes } from './access-times.js';
@@ -13,6 +14,12 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   memory: M;
   score: number;
   parts: ScoreParts;
+  /**
+   * On a turn ranked by the turn before it in its session (see
+   * `parts.previousTurn`): that turn, the question it answers, so the hit can
+   * be understood alone (`formatContext` quotes it).
+   */
+  answers?: Turn;
 }
 
 /** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */

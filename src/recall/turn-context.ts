@@ -9,6 +9,8 @@ export interface Ranked {
   memory: MemoryRecord;
   score: number;
   parts: ScoreParts;
+  /** For a turn ranked by the turn before it: that turn (the question it answers). */
+  answers?: Turn;
 }
 
 /** How far past a turn (in `seq`) its session's next turn is looked for: other sessions' turns may sit in between. */
@@ -26,7 +28,7 @@ const CARRY_DEPTH = 2;
  * transaction per step, a bounded `[userId+seq]` range each), scored as
  * themselves by the index (`explain`, which also applies recall's filters),
  * and given the larger of the two scores; `parts.previousTurn` says when the
- * carried score won. Returns the best `k`, by score then id.
+ * carried score won, and `answers` carries the turn it came from. Returns the best `k`, by score then id.
  *
  * On LoCoMo dev this lifts hybrid recall@10 of turns from 0.671 to 0.757
  * (npm run bench:locomo; the weight chosen by leave-one-conversation-out
@@ -46,17 +48,17 @@ export async function carryToFollowingTurns(
   let changed = false;
   for (let step = 0; step < CARRY_DEPTH && weight > 0 && frontier.length > 0; step++) {
     const following = await nextInSession(ctx, frontier.map((c) => c.memory));
-    const carried = new Map<string, { turn: Turn; score: number }>();
+    const carried = new Map<string, { turn: Turn; score: number; from: Turn }>();
     frontier.forEach((from, i) => {
       const next = following[i];
       const score = weight * from.score;
-      if (next && score > (carried.get(next.id)?.score ?? -Infinity)) carried.set(next.id, { turn: next, score });
+      if (next && score > (carried.get(next.id)?.score ?? -Infinity)) carried.set(next.id, { turn: next, score, from: from.memory });
     });
     // Turns not among the candidates are scored as themselves (and must pass recall's filters).
     const unseen = [...carried.keys()].filter((id) => !byId.has(id));
     const own = new Map(ctx.index.explain(userId, query, unseen, { ...filter, ranking: ctx.ranking, now: ctx.now() }).map((h) => [h.id, h]));
     const raised: (Ranked & { memory: Turn })[] = [];
-    for (const [id, { turn, score }] of carried) {
+    for (const [id, { turn, score, from }] of carried) {
       const scored = own.get(id);
       const entry = byId.get(id) ?? (scored ? { memory: turn, score: scored.score, parts: scored.parts } : undefined);
       if (!entry) continue;
@@ -64,6 +66,7 @@ export async function carryToFollowingTurns(
       if (score <= entry.score) continue;
       entry.score = score;
       entry.parts = { ...entry.parts, previousTurn: score };
+      entry.answers = from;
       raised.push(entry as Ranked & { memory: Turn });
     }
     frontier = raised;

@@ -253,3 +253,24 @@ describe('context windows: a turn is found through the question it answers', () 
     expect(onlyAna.every((h) => (h.memory as { speaker: string }).speaker === 'Ana')).toBe(true);
   });
 });
+
+describe('formatContext with turns', () => {
+  it('quotes the question a carried turn answers, once, and only when the question is not a line of its own', async () => {
+    const m = await open({ clock: () => 1_800_000_000_000 });
+    await m.turns.addMany([
+      { userId: 'u', sessionId: 's1', speaker: 'Ana', text: 'What does your cat like to eat?' },
+      { userId: 'u', sessionId: 's1', speaker: 'Bo', text: 'Tuna, mostly.' },
+    ]);
+    const hits = await m.recall('what does the cat like to eat?', { userId: 'u', k: 2 });
+    const answer = hits.find((h) => h.memory.text === 'Tuna, mostly.')!;
+    expect(answer.answers).toMatchObject({ speaker: 'Ana', text: 'What does your cat like to eat?' });
+    const options = { timeZone: 'UTC', now: 1_800_000_000_000 };
+    expect(m.formatContext([answer], options).split('\n')[1]).toBe('- (2027-01-15, turn, Bo, answering Ana: "What does your cat like to eat?") Tuna, mostly.');
+    const both = m.formatContext(hits, options).split('\n').slice(1);
+    expect(both).toEqual(['- (2027-01-15, turn, Ana) What does your cat like to eat?', '- (2027-01-15, turn, Bo) Tuna, mostly.']);
+    // A long question is cut at a word; a hand-built hit without its speaker is refused.
+    const long = { ...answer, answers: { ...answer.answers!, text: `Tell me ${'about your cat and '.repeat(20)}its food` } };
+    expect(m.formatContext([long], options)).toMatch(/answering Ana: "Tell me about your cat and about .{0,140}…"\) Tuna, mostly\.$/);
+    expect(() => m.formatContext([{ ...answer, memory: { ...answer.memory, speaker: undefined } } as never], options)).toThrow(ValidationError);
+  });
+});
