@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import { parseInput } from '../schema/parse.js';
+import { timeMentionSchema, type TimeMention } from '../schema/time-mention.js';
 
 /** The range a JavaScript Date can hold; outside it, date formatting throws. */
 const MAX_DATE_MS = 8.64e15;
@@ -29,6 +30,8 @@ interface HitLike {
   memory: MemoryRecord;
   /** The turn a turn hit answers (RecallHit.answers): quoted when it is not a hit itself. */
   answers?: { id: string; speaker: string; text: string };
+  /** The relative times in its text (RecallHit.times): each is followed by its absolute date. */
+  times?: readonly TimeMention[];
 }
 
 /** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
@@ -45,7 +48,11 @@ export const renderableMemorySchema = z
   })
   .check(z.refine((m) => m.type !== 'turn' || typeof m.speaker === 'string', { message: 'a turn needs its speaker', path: ['speaker'] }));
 const hitsSchema = z.array(
-  z.looseObject({ memory: renderableMemorySchema, answers: z.optional(z.looseObject({ id: z.string(), speaker: z.string(), text: z.string() })) }),
+  z.looseObject({
+    memory: renderableMemorySchema,
+    answers: z.optional(z.looseObject({ id: z.string(), speaker: z.string(), text: z.string() })),
+    times: z.optional(z.array(timeMentionSchema).check(z.maxLength(100))),
+  }),
 );
 /** How much of the question a turn answers is quoted. */
 const QUOTE_CHARS = 160;
@@ -56,10 +63,12 @@ const QUOTE_CHARS = 160;
  *   Now: 2026-11-23 14:05 (Europe/Lisbon)
  *   - (2026-11-20, episode, success) Choose a database. Outcome: Went with Postgres
  *   - (2026-11-02, fact) Lives in Porto
- *   - (2026-11-01, turn, user) We're moving to Porto next spring
+ *   - (2026-11-01, turn, user) We moved to Porto last month (2026-10)
  *   - (2026-10-30, turn, Bo, answering Ana: "What does your cat eat?") Tuna, mostly.
  *
- * Dates are the memory's creation date in the given time zone.
+ * Dates are the memory's creation date in the given time zone; a relative
+ * time in a fact or turn (`times`) is followed by the date it means, counted
+ * from that creation date.
  */
 export function formatContext(hits: readonly HitLike[], options: FormatContextOptions = {}): string {
   // Rendered from the validated copy: a value that changes after validation cannot reach the lines.
@@ -73,22 +82,53 @@ export function formatContext(hits: readonly HitLike[], options: FormatContextOp
   for (const hit of checked) {
     // A turn found through the question it answers quotes that question, unless it is a line of its own.
     const answers = hit.memory.type === 'turn' && hit.answers && !shown.has(hit.answers.id) ? hit.answers : undefined;
-    lines.push(memoryLine(hit.memory, timeZone, answers));
+    lines.push(memoryLine(hit.memory, timeZone, answers, hit.times));
   }
   return lines.join('\n');
 }
 
-export function memoryLine(memory: MemoryRecord, timeZone: string, answers?: { speaker: string; text: string }): string {
+export function memoryLine(memory: MemoryRecord, timeZone: string, answers?: { speaker: string; text: string }, times: readonly TimeMention[] = []): string {
   const date = localDate(memory.createdAt, timeZone);
-  if (memory.type === 'fact') return `- (${date}, fact) ${oneLine(memory.text)}`;
+  if (memory.type === 'fact') return `- (${date}, fact) ${oneLine(withDates(memory.text, times, date))}`;
   if (memory.type === 'turn') {
     const question = answers ? `, answering ${oneLine(answers.speaker)}: "${quote(answers.text)}"` : '';
-    return `- (${date}, turn, ${oneLine(memory.speaker)}${question}) ${oneLine(memory.text)}`;
+    return `- (${date}, turn, ${oneLine(memory.speaker)}${question}) ${oneLine(withDates(memory.text, times, date))}`;
   }
   const quality = memory.quality ?? memory.outcomeStatus;
   const head = memory.goal ? oneLine(memory.goal) : firstLine(memory.text);
   const outcome = memory.outcome?.trim() ? ` Outcome: ${oneLine(memory.outcome)}` : '';
   return `- (${date}, episode, ${quality}) ${stripEndPeriod(head)}.${outcome}`;
+}
+
+/** `text` with each relative time followed by the date it means ("last week (week of 2026-11-09)"), counted from `written` (YYYY-MM-DD). */
+function withDates(text: string, times: readonly TimeMention[], written: string): string {
+  let out = '';
+  let rest = text;
+  for (const time of times) {
+    const at = rest.indexOf(time.text);
+    const date = absoluteDate(time, written);
+    if (at < 0 || !date) continue;
+    const end = at + time.text.length;
+    out += `${rest.slice(0, end)} (${date})`;
+    rest = rest.slice(end);
+  }
+  return out + rest;
+}
+
+/** The date a relative time means, or undefined outside years 1 to 9999 (a hand-built hit can hold any offset). */
+function absoluteDate({ grain, offset }: TimeMention, written: string): string | undefined {
+  const [y, m, d] = written.split('-').map(Number) as [number, number, number];
+  if (grain === 'year') return y + offset >= 1 && y + offset <= 9999 ? String(y + offset).padStart(4, '0') : undefined;
+  const day = (ms: number) => {
+    const iso = Number.isFinite(ms) && Math.abs(ms) < 2.5e14 ? new Date(ms).toISOString() : '';
+    return /^\d{4}-/.test(iso) && iso.slice(0, 4) !== '0000' ? iso : undefined;
+  };
+  if (grain === 'month') return day(Date.UTC(y, m - 1 + offset, 1))?.slice(0, 7);
+  if (grain === 'day') return day(Date.UTC(y, m - 1, d + offset))?.slice(0, 10);
+  // Weeks start on Monday.
+  const monday = Date.UTC(y, m - 1, d) - ((new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7) * 86_400_000;
+  const week = day(monday + offset * 7 * 86_400_000);
+  return week && `week of ${week.slice(0, 10)}`;
 }
 
 /** YYYY-MM-DD in the zone. */

@@ -4,7 +4,8 @@ import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
 import { toEpochMs, type RecallOptions } from '../schema/query.js';
-import type { ScoreParts } from '../search/ranking.js';
+import { rankingFor, type ScoreParts } from '../search/ranking.js';
+import type { TimeMention } from '../schema/time-mention.js';
 import type { AccessTimes } from './access-times.js';
 import { carryToFollowingTurns } from './turn-context.js';
 
@@ -20,6 +21,12 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
    * be understood alone (`formatContext` quotes it).
    */
   answers?: Turn;
+  /**
+   * The times the memory's text gives relative to when it was written
+   * ("yesterday", "last week"), resolved against its `createdAt`; absent
+   * when there are none. `formatContext` shows each one's absolute date.
+   */
+  times?: TimeMention[];
 }
 
 /** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
@@ -36,12 +43,18 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
     includeArchived: options.includeArchived,
   };
   const text = { vector: vector!, text: query };
-  const hits = ctx.index.search(userId, text, { k, ...filter, ranking: ctx.ranking, now: ctx.now() });
+  const ranking = rankingFor(ctx.ranking, query);
+  const hits = ctx.index.search(userId, text, { k, ...filter, ranking, now: ctx.now() });
   const records = await readHits(ctx, hits);
   // A record deleted by another tab since the index saw it is simply skipped.
   let out: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
   // Turns can be ranked by the turns before them in their session (turn-context.ts).
-  if (out.some((hit) => hit.memory.type === 'turn')) out = await carryToFollowingTurns(ctx, userId, text, out, filter, k);
+  if (out.some((hit) => hit.memory.type === 'turn')) out = await carryToFollowingTurns(ctx, userId, text, out, filter, k, ranking);
+  // The relative times were resolved when the memory was indexed (search/index-doc.ts); each hit gets its own copy.
+  for (const hit of out) {
+    const times = ctx.index.doc(hit.memory.id)?.times;
+    if (times && times.length > 0) hit.times = times.map((time) => ({ ...time }));
+  }
   // An aborted recall rejects (recall's caller races the signal) and touches nothing.
   if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;

@@ -2,7 +2,7 @@ import type { EngineContext } from '../engine-context.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
 import type { DocFilter } from '../search/filters.js';
-import type { ScoreParts } from '../search/ranking.js';
+import type { Ranking, ScoreParts } from '../search/ranking.js';
 
 /** A recall candidate: the memory and its score. */
 export interface Ranked {
@@ -27,7 +27,8 @@ const CARRY_DEPTH = 2;
  * after a hit, and the one after that. Those turns are read (one read
  * transaction per step, a bounded `[userId+seq]` range each), scored as
  * themselves by the index (`explain`, which also applies recall's filters),
- * and given the larger of the two scores; `parts.previousTurn` says when the
+ * and given the larger of the two scores (`ranking` is the query's own, rankingFor's;
+ * a time boost, `parts.timeMatch`, belongs to the turn that says when and is not carried); `parts.previousTurn` says when the
  * carried score won, and `answers` carries the turn it came from. Returns the best `k`, by score then id.
  *
  * On LoCoMo dev this lifts hybrid recall@10 of turns from 0.671 to 0.757
@@ -41,8 +42,9 @@ export async function carryToFollowingTurns(
   candidates: Ranked[],
   filter: DocFilter,
   k: number,
+  ranking: Ranking,
 ): Promise<Ranked[]> {
-  const weight = ctx.ranking.previousTurnWeight;
+  const weight = ranking.previousTurnWeight;
   const byId = new Map(candidates.map((c) => [c.memory.id, { ...c }]));
   let frontier = candidates.filter((c): c is Ranked & { memory: Turn } => c.memory.type === 'turn');
   let changed = false;
@@ -51,20 +53,22 @@ export async function carryToFollowingTurns(
     const carried = new Map<string, { turn: Turn; score: number; from: Turn }>();
     frontier.forEach((from, i) => {
       const next = following[i];
-      const score = weight * from.score;
+      // The time boost is the turn's own (its own words say when), so it does not travel.
+      const score = (weight * from.score) / (from.parts.timeMatch ?? 1);
       if (next && score > (carried.get(next.id)?.score ?? -Infinity)) carried.set(next.id, { turn: next, score, from: from.memory });
     });
     // Turns not among the candidates are scored as themselves (and must pass recall's filters).
     const unseen = [...carried.keys()].filter((id) => !byId.has(id));
-    const own = new Map(ctx.index.explain(userId, query, unseen, { ...filter, ranking: ctx.ranking, now: ctx.now() }).map((h) => [h.id, h]));
+    const own = new Map(ctx.index.explain(userId, query, unseen, { ...filter, ranking, now: ctx.now() }).map((h) => [h.id, h]));
     const raised: (Ranked & { memory: Turn })[] = [];
     for (const [id, { turn, score, from }] of carried) {
       const scored = own.get(id);
       const entry = byId.get(id) ?? (scored ? { memory: turn, score: scored.score, parts: scored.parts } : undefined);
       if (!entry) continue;
       byId.set(id, entry);
-      if (score <= entry.score) continue;
-      entry.score = score;
+      const boosted = score * (entry.parts.timeMatch ?? 1);
+      if (boosted <= entry.score) continue;
+      entry.score = boosted;
       entry.parts = { ...entry.parts, previousTurn: score };
       entry.answers = from;
       raised.push(entry as Ranked & { memory: Turn });

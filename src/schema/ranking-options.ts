@@ -4,10 +4,13 @@ import * as z from 'zod/mini';
  * How recall turns its signals into one score:
  *
  *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
- *   score     = source[type] · ( w.similarity · relevance
+ *   score     = source[type] · time · ( w.similarity · relevance
  *                               + w.importance · importance
  *                               + w.recency    · 0.5^(age / halfLife)
  *                               + w.pinned     · pinned )
+ *
+ * where `time` is 1 + timeQuestionBoost for a memory that gives a relative
+ * time when the query asks about time, else 1.
  *
  * `keyword` is the BM25 score divided by the best BM25 score for the query
  * among the memories that pass recall's filters (not among some candidate
@@ -36,5 +39,14 @@ export const rankingOptionsSchema = z.strictObject({
    * leave-one-conversation-out: see bench/locomo.ts); 0 turns it off.
    */
   previousTurnWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
+  /**
+   * When a query asks about time ("when did…", "how long ago…", "what
+   * year…"), a memory whose text gives a time relative to when it was
+   * written ("yesterday", "last week", "two years ago") scores (1 + this)
+   * times as much: the answer to "when?" is usually the memory that says
+   * when. Default 0.3 (chosen on LoCoMo dev by leave-one-conversation-out:
+   * see bench/locomo.ts); 0 turns it off. English questions only.
+   */
+  timeQuestionBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
 });
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

@@ -1,4 +1,5 @@
-import type { IndexDoc } from './index-doc.js';
+import type { TimeMention } from '../schema/time-mention.js';
+import { NO_TIMES, type IndexDoc } from './index-doc.js';
 import { KINDS_BY_CODE } from './row-signals.js';
 
 /**
@@ -24,8 +25,11 @@ export interface DocColumns {
   createdAt: Float64Array;
   touchedAt: Float64Array;
   importance: Float64Array;
-  /** Bit 0: pinned; bit 1: archived. */
+  /** Bit 0: pinned; bit 1: archived; bit 2: gives relative times (a row of `timedRows`). */
   flags: Uint8Array;
+  /** The documents with `times`, ascending, and their times (few: most texts give none). */
+  timedRows: Uint32Array;
+  times: TimeMention[][];
   /** Document i's tags are `tags[tagStart[i]]` up to `tags[tagStart[i + 1]]` (string indexes). */
   tagStart: Uint32Array;
   tags: Uint32Array;
@@ -45,6 +49,7 @@ const KIND = { string: 0, number: 1, true: 2, false: 3, null: 4, undefined: 5, o
 
 const PINNED = 1;
 const ARCHIVED = 2;
+const DATED = 4;
 
 export function encodeDocs(docs: readonly IndexDoc[]): DocColumns {
   const n = docs.length;
@@ -61,6 +66,8 @@ export function encodeDocs(docs: readonly IndexDoc[]): DocColumns {
   const valueKind: number[] = [];
   const value: number[] = [];
   const others: unknown[] = [];
+  const timedRows: number[] = [];
+  const times: TimeMention[][] = [];
   const out = {
     ids: docs.map((d) => d.id),
     userId: new Uint32Array(n),
@@ -78,7 +85,11 @@ export function encodeDocs(docs: readonly IndexDoc[]): DocColumns {
     out.createdAt[i] = doc.createdAt;
     out.touchedAt[i] = doc.touchedAt;
     out.importance[i] = doc.importance;
-    out.flags[i] = (doc.pinned ? PINNED : 0) | (doc.archived ? ARCHIVED : 0);
+    out.flags[i] = (doc.pinned ? PINNED : 0) | (doc.archived ? ARCHIVED : 0) | (doc.times.length > 0 ? DATED : 0);
+    if (doc.times.length > 0) {
+      timedRows.push(i);
+      times.push(doc.times.map(({ text, grain, offset }) => ({ text, grain, offset })));
+    }
     for (const tag of doc.tags) tags.push(intern(tag));
     out.tagStart[i + 1] = tags.length;
     const keys = Object.keys(doc.fields).map(intern);
@@ -101,6 +112,8 @@ export function encodeDocs(docs: readonly IndexDoc[]): DocColumns {
     valueKind: Uint8Array.from(valueKind),
     value: Float64Array.from(value),
     others,
+    timedRows: Uint32Array.from(timedRows),
+    times,
   };
 }
 
@@ -114,6 +127,7 @@ export interface DocColumnsReader {
   importance(row: number): number;
   touchedAt(row: number): number;
   pinned(row: number): boolean;
+  dated(row: number): boolean;
   doc(row: number): IndexDoc;
 }
 
@@ -147,6 +161,17 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     valueStart[i + 1] = valueStart[i]! + keys.length;
   }
   if (valueStart[n] !== c.value.length) return null;
+  // Rows with times: ascending, each flagged, and every flagged row among them; each time well formed.
+  const timesAt = new Map<number, readonly TimeMention[]>();
+  if (!(c.timedRows instanceof Uint32Array) || !Array.isArray(c.times) || c.timedRows.length !== c.times.length) return null;
+  for (let t = 0; t < c.timedRows.length; t++) {
+    const row = c.timedRows[t]!;
+    const times = c.times[t];
+    if (!(row < n) || (t > 0 && !(row > c.timedRows[t - 1]!)) || !(c.flags[row]! & DATED)) return null;
+    if (!Array.isArray(times) || times.length === 0 || !times.every(isTimeMention)) return null;
+    timesAt.set(row, times);
+  }
+  for (let i = 0; i < n; i++) if (c.flags[i]! & DATED && !timesAt.has(i)) return null;
   for (let j = 0; j < c.value.length; j++) {
     const kind = c.valueKind[j]!;
     const v = c.value[j]!;
@@ -161,6 +186,7 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     importance: (row) => c.importance[row]!,
     touchedAt: (row) => c.touchedAt[row]!,
     pinned: (row) => (c.flags[row]! & PINNED) !== 0,
+    dated: (row) => (c.flags[row]! & DATED) !== 0,
     doc(row) {
       const tags: string[] = [];
       for (let t = c.tagStart[row]!; t < c.tagStart[row + 1]!; t++) tags.push(s[c.tags[t]!]!);
@@ -184,6 +210,7 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
         importance: c.importance[row]!,
         pinned: (c.flags[row]! & PINNED) !== 0,
         archived: (c.flags[row]! & ARCHIVED) !== 0,
+        times: timesAt.get(row)?.map((time) => ({ ...time })) ?? NO_TIMES,
         fields,
       };
     },
@@ -192,6 +219,15 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
 
 /** The document kinds a snapshot page may hold (the ranking's own list, so a new memory type cannot be left out here). */
 const KINDS: ReadonlySet<string> = new Set<IndexDoc['kind']>(KINDS_BY_CODE);
+
+const GRAINS: ReadonlySet<unknown> = new Set<TimeMention['grain']>(['day', 'week', 'month', 'year']);
+
+/** The shape of a TimeMention (schema/time-mention.ts), checked without zod: the engine reads these at every open. */
+function isTimeMention(t: unknown): t is TimeMention {
+  if (typeof t !== 'object' || t === null) return false;
+  const { text, grain, offset } = t as Record<string, unknown>;
+  return typeof text === 'string' && text.length > 0 && text.length <= 100 && GRAINS.has(grain) && Number.isInteger(offset) && Math.abs(offset as number) <= 100_000;
+}
 
 function kindOf(v: unknown): number {
   if (typeof v === 'string') return KIND.string;

@@ -3,6 +3,8 @@ import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { TaskRecord } from '../schema/task.js';
 import type { Turn } from '../schema/turn.js';
+import type { TimeMention } from '../schema/time-mention.js';
+import { timeMentions } from '../time/time-mentions.js';
 
 /**
  * What the in-memory index keeps about each memory: just enough to filter and
@@ -21,8 +23,23 @@ export interface IndexDoc {
   pinned: boolean;
   /** Archived episodes are searchable only on request. */
   archived: boolean;
+  /**
+   * The times its text gives relative to when it was written ("last week";
+   * time/time-mentions.ts), resolved when it is indexed: a memory with any
+   * ranks higher on a question about time (`ranking.timeQuestionBoost`), and
+   * recall hands them to `formatContext`. Empty (NO_TIMES) for most.
+   */
+  times: readonly TimeMention[];
   /** Fields `filter` can match: the record's metadata plus its structured fields. */
   fields: Readonly<Record<string, unknown>>;
+}
+
+/** The `times` of the many documents that give none: one shared empty array, not one per document. */
+export const NO_TIMES: readonly TimeMention[] = Object.freeze([]);
+
+function timesOf(text: string, createdAt: number): readonly TimeMention[] {
+  const times = timeMentions(text, createdAt);
+  return times.length > 0 ? times : NO_TIMES;
 }
 
 /** A record's document, or null when it must not be searchable at all (retired facts). */
@@ -38,6 +55,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
       importance: record.importance,
       pinned: record.pinned,
       archived: false,
+      times: timesOf(record.text, record.createdAt),
       fields: { ...record.metadata, speaker: record.speaker, sessionId: record.sessionId },
     };
   }
@@ -53,6 +71,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
       importance: record.importance,
       pinned: record.pinned,
       archived: false,
+      times: timesOf(record.text, record.createdAt),
       fields: { ...record.metadata, category: record.category, source: record.source, sessionId: record.sessionId },
     };
   }
@@ -66,6 +85,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
     importance: record.importance,
     pinned: record.pinned,
     archived: record.state === 'archived',
+    times: timesOf(record.text, record.createdAt),
     fields: {
       ...record.metadata,
       participants: record.participants,
@@ -97,6 +117,7 @@ export function taskDoc(task: TaskRecord): IndexDoc {
     importance: 0.5,
     pinned: false,
     archived: false,
+    times: NO_TIMES,
     fields: { type: task.type, domain: task.context.domain, language: task.context.language },
   };
 }

@@ -163,7 +163,7 @@ export class MemoryIndex {
       const first = user.vectors.size;
       user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
       for (let i = start; i < end; i++) {
-        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i));
+        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.dated(i));
       }
       user.pendingKeywords.add(ids, texts, start, end);
       start = end;
@@ -350,7 +350,7 @@ export class MemoryIndex {
 
   private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number): IndexHit {
     const doc = this.docs.get(id)!;
-    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, touchedAt: doc.touchedAt }, now);
+    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, touchedAt: doc.touchedAt }, now);
     return { id, kind: doc.kind, score, parts };
   }
 
@@ -380,7 +380,7 @@ const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0, forEac
 /** Copies a document's ranking inputs to its row (the matrix holds its vector already). */
 function setSignals(user: UserIndex, doc: IndexDoc): void {
   const row = user.vectors.row(doc.id);
-  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned);
+  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned, doc.times.length > 0);
 }
 
 /** The k best hits by score, ties by id: the one order every path returns. */

@@ -11,6 +11,10 @@ export interface Ranking {
   denseWeight: number;
   /** A turn scores at least this share of the score of the turn just before it in its session (recall/turn-context.ts). */
   previousTurnWeight: number;
+  /** The configured multiplier a dated memory gets when a query asks about time (`timeQuestionBoost`). */
+  timeQuestionBoost: number;
+  /** The boost this search applies to dated memories: `timeQuestionBoost` when the query asks about time (rankingFor), else 0. */
+  timeBoost: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -22,7 +26,35 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
     sourceWeights: { episode: 1, fact: 1, turn: 1, task: 1, ...options.sourceWeights },
     denseWeight: options.denseWeight ?? 0.4,
     previousTurnWeight: options.previousTurnWeight ?? 0.85,
+    timeQuestionBoost: options.timeQuestionBoost ?? 0.3,
+    timeBoost: 0,
   };
+}
+
+/** The ranking of one query: dated memories are boosted when it asks about time. */
+export function rankingFor(ranking: Ranking, query: string): Ranking {
+  const timeBoost = ranking.timeQuestionBoost > 0 && asksAboutTime(query) ? ranking.timeQuestionBoost : 0;
+  return timeBoost === ranking.timeBoost ? ranking : { ...ranking, timeBoost };
+}
+
+/**
+ * Whether a query asks about time: "when…", "how long ago…", "what
+ * year/month/date/day/time…", "which year…". English only, as the
+ * relative times it is matched with (time/time-mentions.ts).
+ */
+export function asksAboutTime(query: string): boolean {
+  return TIME_QUESTION.test(query);
+}
+const TIME_QUESTION = /\bwhen\b|\bhow long\b|\b(what|which) (year|month|date|day|week|time)\b/i;
+
+/**
+ * The multiplier of a memory's score for its type and, on a question about
+ * time, for giving a relative time: the one expression `scoreOf` and the
+ * search's bounds (score-bounds.ts) both use, so they agree bit for bit.
+ */
+export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boolean): number {
+  const source = ranking.sourceWeights[kind];
+  return dated && ranking.timeBoost > 0 ? source * (1 + ranking.timeBoost) : source;
 }
 
 /**
@@ -33,7 +65,7 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
-  return ranking.denseWeight === 1 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
+  return ranking.denseWeight === 1 && ranking.timeBoost === 0 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
 }
 
 /** Every part of a hit's score, so apps and the inspector can show why it ranked. */
@@ -52,27 +84,33 @@ export interface ScoreParts {
   /** The per-type multiplier. */
   source: number;
   /**
+   * Present when the query asks about time and the memory gives a relative
+   * time ("last week"): the multiplier that gave it, 1 + `timeQuestionBoost`
+   * (the score is source × this × the rest).
+   */
+  timeMatch?: number;
+  /**
    * Present on a turn ranked by the turn just before it in its session (the
-   * question it answers): `previousTurnWeight` × that turn's score, which is
-   * then this hit's score (its own parts score less).
+   * question it answers): `previousTurnWeight` × that turn's score (without
+   * its own `timeMatch`), which is then this hit's score, times this hit's own
+   * `timeMatch` when present (its own parts score less).
    */
   previousTurn?: number;
 }
 
 export function scoreOf(
   ranking: Ranking,
-  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; touchedAt: number },
+  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; dated: boolean; touchedAt: number },
   now: number,
 ): { score: number; parts: ScoreParts } {
   const relevance = relevanceOf(ranking, signal.cosine, signal.keyword);
   const recency = recencyOf(ranking, signal.touchedAt, now);
   const pinned = signal.pinned ? 1 : 0;
-  const source = ranking.sourceWeights[signal.kind];
-  const score = combine(ranking, source, signal.cosine, signal.keyword, signal.importance, recency, pinned);
-  return {
-    score,
-    parts: { similarity: signal.cosine, keyword: signal.keyword, relevance, recency, importance: signal.importance, pinned, source },
-  };
+  const multiplier = sourceOf(ranking, signal.kind, signal.dated);
+  const score = combine(ranking, multiplier, signal.cosine, signal.keyword, signal.importance, recency, pinned);
+  const parts: ScoreParts = { similarity: signal.cosine, keyword: signal.keyword, relevance, recency, importance: signal.importance, pinned, source: ranking.sourceWeights[signal.kind] };
+  if (signal.dated && ranking.timeBoost > 0) parts.timeMatch = 1 + ranking.timeBoost;
+  return { score, parts };
 }
 
 /** 0.5^(age / halfLife), age since `touchedAt` (0 for a time ahead of `now`). */
@@ -92,6 +130,8 @@ function relevanceOf(ranking: Ranking, cosine: number, keyword: number): number 
  * recency, pinned and source, and so is its floating-point evaluation
  * (rounding is monotone). So evaluating it on upper (lower) bounds of the
  * parts gives an upper (lower) bound of the score `scoreOf` computes, bit for bit.
+ * `source` is the row's whole multiplier (`sourceOf`: type, and time on a
+ * question about time).
  */
 export function combine(ranking: Ranking, source: number, cosine: number, keyword: number, importance: number, recency: number, pinned: number): number {
   const w = ranking.weights;

@@ -7,7 +7,7 @@ export const KINDS_BY_CODE: readonly IndexDoc['kind'][] = ['fact', 'episode', 't
 
 /**
  * The query-independent ranking inputs of every row of one user's matrix
- * (type, importance, pinned, last touch), in typed arrays indexed like the
+ * (type, importance, pinned, last touch, dated), in typed arrays indexed like the
  * matrix's rows: the matrix moves them with its rows (it is their
  * `RowCompanion`). A search reads them to bound each row's final score
  * (score-bounds.ts) without building the row's document, which for rows
@@ -22,6 +22,8 @@ export class RowSignals {
   touchedAt = new Float64Array(0);
   /** 1 when pinned, else 0: the value the score adds `pinned` weight times. */
   pinned = new Uint8Array(0);
+  /** 1 when its text gives a relative time (IndexDoc.times not empty), else 0: a question about time multiplies its score. */
+  dated = new Uint8Array(0);
   /**
    * At least every stored row's importance (it only grows: a row that leaves
    * or lowers its importance leaves it as it was, which keeps it a bound).
@@ -29,6 +31,8 @@ export class RowSignals {
   maxImportance = 0;
   /** 1 once any row was pinned (a bound, as `maxImportance`). */
   maxPinned = 0;
+  /** 1 once any row was dated (a bound, as `maxPinned`). */
+  maxDated = 0;
 
   reserve(capacity: number): void {
     if (capacity <= this.kind.length) return;
@@ -36,6 +40,7 @@ export class RowSignals {
     this.importance = grown(this.importance, capacity);
     this.touchedAt = grown(this.touchedAt, capacity);
     this.pinned = grown(this.pinned, capacity);
+    this.dated = grown(this.dated, capacity);
   }
 
   move(from: number, to: number): void {
@@ -43,15 +48,18 @@ export class RowSignals {
     this.importance[to] = this.importance[from]!;
     this.touchedAt[to] = this.touchedAt[from]!;
     this.pinned[to] = this.pinned[from]!;
+    this.dated[to] = this.dated[from]!;
   }
 
-  set(row: number, kind: IndexDoc['kind'], importance: number, touchedAt: number, pinned: boolean): void {
+  set(row: number, kind: IndexDoc['kind'], importance: number, touchedAt: number, pinned: boolean, dated: boolean): void {
     this.kind[row] = KIND_CODES[kind];
     this.importance[row] = importance;
     this.touchedAt[row] = touchedAt;
     this.pinned[row] = pinned ? 1 : 0;
+    this.dated[row] = dated ? 1 : 0;
     if (importance > this.maxImportance) this.maxImportance = importance;
     if (pinned) this.maxPinned = 1;
+    if (dated) this.maxDated = 1;
   }
 }
 

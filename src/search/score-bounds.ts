@@ -1,4 +1,4 @@
-import { combine, recencyOf, type Ranking } from './ranking.js';
+import { combine, recencyOf, sourceOf, type Ranking } from './ranking.js';
 import { KINDS_BY_CODE, type RowSignals } from './row-signals.js';
 import { TopK } from './top-k.js';
 
@@ -36,7 +36,7 @@ export interface BoundedSearch {
  * Each row gets an upper bound H and a lower bound L on its exact score S,
  * by evaluating the score's own expression (`combine`, monotone in every
  * part) on bounds of the parts: the cosine's int8 bounds, the row's exact
- * importance, pinned and type (RowSignals), its exact keyword score, and for
+ * importance, pinned, type and dated (RowSignals), its exact keyword score, and for
  * recency either its exact value or 1 (age ≥ 0). As in VectorMatrix's
  * `candidates`: let B be the k-th largest L among distinct accepted rows put
  * in the heap so far (−∞ before k); those k rows have S ≥ L ≥ B, so a row
@@ -68,9 +68,12 @@ export interface BoundedSearch {
  */
 export function candidateRows(search: BoundedSearch): number[] {
   const { ranking, now, k, lo, hi, accept, keywords } = search;
-  const { kind, importance, touchedAt, pinned } = search.signals;
+  const { kind, importance, touchedAt, pinned, dated } = search.signals;
   const n = lo.length;
-  const source = Float64Array.from(KINDS_BY_CODE, (name) => ranking.sourceWeights[name]);
+  // The multiplier per type, and per type for a dated row (the same as sourceOf gives scoreOf, so bounds and scores agree bit for bit).
+  const plain = Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, false));
+  const boosted = Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, true));
+  const sourceAt = (row: number) => (dated[row] ? boosted : plain)[kind[row]!]!;
   const heap = new TopK(Math.min(k, n));
   const kept: number[] = [];
   const keptHi: number[] = [];
@@ -87,14 +90,14 @@ export function candidateRows(search: BoundedSearch): number[] {
   // 1. The best keyword matches, exactly bounded.
   const seeds = keywords ? keywords.best.map(({ row }) => row).sort((a, b) => a - b) : [];
   for (const { row, keyword } of keywords?.best ?? []) {
-    const s = source[kind[row]!]!;
+    const s = sourceAt(row);
     const recency = recencyOf(ranking, touchedAt[row]!, now);
     keep(row, combine(ranking, s, hi[row]!, keyword, importance[row]!, recency, pinned[row]!), combine(ranking, s, lo[row]!, keyword, importance[row]!, recency, pinned[row]!));
   }
 
   // 2. Every other row, keyword taken as 0.
-  const { maxImportance, maxPinned } = search.signals;
-  const maxSource = Math.max(...source);
+  const { maxImportance, maxPinned, maxDated } = search.signals;
+  const maxSource = Math.max(...plain, ...(maxDated ? boosted : []));
   const byCosine = (cosine: number) => combine(ranking, maxSource, cosine, 0, maxImportance, 1, maxPinned);
   let floorBar = bar;
   let cosineFloor = floorOf(byCosine, bar);
@@ -115,7 +118,7 @@ export function candidateRows(search: BoundedSearch): number[] {
       cosineFloor = floorOf(byCosine, bar);
       if (h <= cosineFloor) continue;
     }
-    const s = source[kind[row]!]!;
+    const s = sourceAt(row);
     if (combine(ranking, s, h, 0, importance[row]!, 1, pinned[row]!) < bar) continue;
     const recency = recencyOf(ranking, touchedAt[row]!, now);
     const top = combine(ranking, s, h, 0, importance[row]!, recency, pinned[row]!);
@@ -132,7 +135,7 @@ export function candidateRows(search: BoundedSearch): number[] {
       const row = keywords.row(id);
       if (row === undefined) return;
       const recency = recencyOf(ranking, touchedAt[row]!, now);
-      const top = combine(ranking, source[kind[row]!]!, hi[row]!, keyword, importance[row]!, recency, pinned[row]!);
+      const top = combine(ranking, sourceAt(row), hi[row]!, keyword, importance[row]!, recency, pinned[row]!);
       if (top < bar || !accept(row)) return;
       keep(row, top, undefined);
     });

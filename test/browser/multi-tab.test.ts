@@ -107,25 +107,29 @@ describe('several tabs on one database (Chromium)', () => {
     console.log(`${tabs.length} tabs: ${ackedEpisodes.length} episodes + ${facts.size} facts acknowledged; at rest ${stored.length} episodes (${stored.filter((e) => e.pinned).length} pinned; cap ${CAP} on the rest), ${dedups} replaced by dedup, ${evictions} evicted by the cap, lost 0`);
 
     // Every tab's index converges on what IndexedDB holds, and recalls a memory written in another tab.
-    const searchable = stored.length + raw.facts.filter((f) => f.status !== 'retired').length;
+    const searchableIds = [...stored.map((e) => e.id), ...raw.facts.filter((f) => f.status !== 'retired').map((f) => f.id)].sort();
     const newest = stored[stored.length - 1]!;
     for (const tab of tabs) {
       const view = await withTestMemory(
         tab,
-        async (memory, { searchable, text }) => {
-          // Converging takes one change signal per write; the deadline is only a safety net for a busy machine.
+        async (memory, { want, text }) => {
+          // Converged means the same memories, not just as many: a dedup commit removes one and adds one.
+          // It takes one change signal per write; the deadline is only a safety net for a busy machine.
+          const indexedIds = async () => (await memory.recall(text, { userId: 'tab-user', k: 1000, touch: false })).map((h) => h.memory.id).sort();
           const deadline = Date.now() + 60_000;
-          let info = await memory.info();
-          while (info.indexed !== searchable && Date.now() < deadline) {
+          let ids = await indexedIds();
+          while (JSON.stringify(ids) !== JSON.stringify(want) && Date.now() < deadline) {
             await new Promise((r) => setTimeout(r, 20));
-            info = await memory.info();
+            ids = await indexedIds();
           }
+          const info = await memory.info();
           const hits = await memory.recall(text, { userId: 'tab-user', k: 3, touch: false });
-          return { indexed: info.indexed, top: hits.map((h) => h.memory.text) };
+          return { ids, indexed: info.indexed, top: hits.map((h) => h.memory.text) };
         },
-        { searchable, text: newest.text },
+        { want: searchableIds, text: newest.text },
       );
-      expect(view.indexed).toBe(searchable);
+      expect(view.ids).toEqual(searchableIds);
+      expect(view.indexed).toBe(searchableIds.length);
       expect(view.top).toContain(newest.text);
     }
   });

@@ -33,8 +33,9 @@ async function closeIt(memory: Memory): Promise<void> {
 }
 
 const VECTOR_ONLY: RankingOptions = { denseWeight: 1 };
-const QUERIES = ['what does she like to eat', 'hiking in the mountains', 'the project deadline', 'zebra', 'music and guitars'];
-const TOPICS = ['likes sushi and ramen', 'went hiking in the Alps', 'the project deadline moved to Friday', 'plays the guitar', 'adopted a cat named Miso'];
+// The last query asks about time, so the memories that say when ("last week") are boosted: a snapshot must keep which ones do.
+const QUERIES = ['what does she like to eat', 'hiking in the mountains', 'the project deadline', 'zebra', 'music and guitars', 'when did she go hiking'];
+const TOPICS = ['likes sushi and ramen', 'went hiking in the Alps last week', 'the project deadline moved to Friday', 'plays the guitar', 'adopted a cat named Miso'];
 
 /** Recall results for every query, for both users: ids, and scores to 4 places (recency moves them a little between opens). */
 async function answers(memory: Memory): Promise<unknown[]> {
@@ -382,7 +383,7 @@ describe('index snapshot', () => {
     index.reportChangesTo(blocks);
     const [vector] = await embedder.embed(['hello']);
     index.upsert({
-      doc: { id: 'x', userId: 'u', kind: 'fact', createdAt: 0, touchedAt: 0, tags: [], importance: 0.5, pinned: false, archived: false, fields: {} },
+      doc: { id: 'x', userId: 'u', kind: 'fact', createdAt: 0, touchedAt: 0, tags: [], importance: 0.5, pinned: false, archived: false, times: [], fields: {} },
       text: 'hello',
       vector: vector!,
     });

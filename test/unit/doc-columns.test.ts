@@ -46,6 +46,7 @@ const DOCS: IndexDoc[] = [
     importance: 0.7,
     pinned: true,
     archived: false,
+    times: [{ text: 'yesterday', grain: 'day', offset: -1 }, { text: 'next month', grain: 'month', offset: 1 }],
     fields: { category: 'preference', source: 'manual', sessionId: undefined, nested: { a: [1, 2] } },
   },
   {
@@ -58,10 +59,11 @@ const DOCS: IndexDoc[] = [
     importance: Number.NaN,
     pinned: false,
     archived: true,
+    times: [],
     fields: { participants: ['ana', 'ben'], outcomeStatus: 'success', quality: -0, state: 'archived', startedAt: null, ok: true, no: false, '': 'empty key' },
   },
-  { id: 't1', userId: 'ana', kind: 'task', createdAt: 0, touchedAt: 0, tags: ['food'], importance: 0, pinned: false, archived: false, fields: {} },
-  { id: 'p', userId: '', kind: 'fact', createdAt: 1, touchedAt: 2, tags: [''], importance: 1, pinned: true, archived: true, fields: { ...proto } },
+  { id: 't1', userId: 'ana', kind: 'task', createdAt: 0, touchedAt: 0, tags: ['food'], importance: 0, pinned: false, archived: false, times: [], fields: {} },
+  { id: 'p', userId: '', kind: 'fact', createdAt: 1, touchedAt: 2, tags: [''], importance: 1, pinned: true, archived: true, times: [{ text: 'two years ago', grain: 'year', offset: -2 }], fields: { ...proto } },
 ];
 
 describe('document columns (index snapshot)', () => {
@@ -114,6 +116,7 @@ describe('document columns (index snapshot)', () => {
         importance: fc.double(),
         pinned: fc.boolean(),
         archived: fc.boolean(),
+        times: fc.array(fc.record({ text: fc.string({ minLength: 1, maxLength: 100 }), grain: fc.constantFrom('day' as const, 'week' as const, 'month' as const, 'year' as const), offset: fc.integer({ min: -100_000, max: 100_000 }) }, { noNullPrototype: true }), { maxLength: 3 }),
         fields: fc.dictionary(fc.constantFrom('category', 'source', 'sessionId', 'participants', 'meta', 'k'), value, { maxKeys: 4, noNullPrototype: true }),
       },
       { noNullPrototype: true },
@@ -141,6 +144,15 @@ describe('document columns (index snapshot)', () => {
       (c: ReturnType<typeof encodeDocs>) => (c.userId = Uint32Array.from(c.userId, () => 1e6)),
       (c: ReturnType<typeof encodeDocs>) => (c.shape = Uint32Array.from(c.shape, () => 99)),
       (c: ReturnType<typeof encodeDocs>) => (c.others = []),
+      // Times: a flagged row without them, times on a row not flagged, out of order, or malformed.
+      (c: ReturnType<typeof encodeDocs>) => ((c.timedRows = c.timedRows.subarray(1)), (c.times = c.times.slice(1))),
+      (c: ReturnType<typeof encodeDocs>) => (c.flags = Uint8Array.from(c.flags, (f) => f & ~4)),
+      (c: ReturnType<typeof encodeDocs>) => ((c.timedRows = Uint32Array.from(c.timedRows).reverse()), c.times.reverse()),
+      (c: ReturnType<typeof encodeDocs>) => (c.timedRows = Uint32Array.from(c.timedRows, (r) => r + 99)),
+      (c: ReturnType<typeof encodeDocs>) => (c.times[0]![0]!.offset = 0.5),
+      (c: ReturnType<typeof encodeDocs>) => ((c.times[0]![0] as { grain: string }).grain = 'fortnight'),
+      (c: ReturnType<typeof encodeDocs>) => (c.times[0] = []),
+      (c: ReturnType<typeof encodeDocs>) => (c.times = c.times.slice(1)),
     ];
     for (const damage of damaged) {
       const columns = encodeDocs(DOCS);

@@ -13,7 +13,7 @@ import { rng } from '../../bench/synthetic.js';
  */
 
 function doc(id: string, userId: string, extra: Partial<IndexDoc> = {}): IndexDoc {
-  return { id, userId, kind: 'fact', createdAt: 1000, touchedAt: 2000, tags: [], importance: 0.5, pinned: false, archived: false, fields: { category: 'other' }, ...extra };
+  return { id, userId, kind: 'fact', createdAt: 1000, touchedAt: 2000, tags: [], importance: 0.5, pinned: false, archived: false, times: [], fields: { category: 'other' }, ...extra };
 }
 
 function columns(docs: IndexDoc[]): DocColumnsReader {

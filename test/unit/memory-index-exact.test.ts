@@ -23,6 +23,7 @@ const DAY = 86_400_000;
 const NOW = 1_700_000_000_000;
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
 const TAGS = ['a', 'b', 'c'];
+const LAST_WEEK = [{ text: 'last week', grain: 'week' as const, offset: -1 }];
 
 interface Memory {
   doc: IndexDoc;
@@ -45,6 +46,8 @@ const storeArb = fc.record({
   simd: fc.boolean(),
   quantize: fc.boolean(),
   pinnedShare: fc.constantFrom(0, 0.05, 0.3, 1),
+  /** Share of memories whose text gives a relative time (boosted on a question about time). */
+  datedShare: fc.constantFrom(0, 0.1, 0.5),
   /** Share of memories whose vector repeats an earlier one (equal cosines, so ties). */
   duplicateShare: fc.constantFrom(0, 0.2),
   /** Share of memories loaded as one snapshot batch (columns) rather than one by one. */
@@ -80,6 +83,8 @@ const queryArb = fc.record({
   like: fc.integer({ min: -1, max: 50 }),
   words: fc.subarray([...WORDS, 'zulu'], { maxLength: 4 }),
   k: fc.oneof(fc.constant(10), fc.integer({ min: 1, max: 60 }), fc.constant(1000)),
+  /** The boost of dated memories in this search (0 unless the query asks about time: rankingFor). */
+  timeBoost: fc.oneof(fc.constant(0), fc.constant(0.2), fc.double({ min: 0, max: 10, noNaN: true })),
 });
 
 function unit(dim: number, random: () => number): Float32Array {
@@ -93,7 +98,7 @@ function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
-function randomDoc(id: string, userId: string, random: () => number, pinnedShare: number): IndexDoc {
+function randomDoc(id: string, userId: string, random: () => number, pinnedShare: number, datedShare: number): IndexDoc {
   const kind = random() < 0.05 ? 'task' : random() < 0.5 ? 'fact' : 'episode';
   return {
     id,
@@ -106,6 +111,7 @@ function randomDoc(id: string, userId: string, random: () => number, pinnedShare
     importance: pick(random, [0, 0.5, 1, random()]),
     pinned: random() < pinnedShare,
     archived: random() < 0.1,
+    times: random() < datedShare ? LAST_WEEK : [],
     fields: {},
   };
 }
@@ -116,7 +122,7 @@ function randomText(random: () => number): string {
 
 /** A store built by every write path the index has (batch load, load, upsert), then changed: removes, re-pins, new vectors. */
 function buildStore(spec: StoreSpec): Store {
-  const { seed, n, dim, simd, quantize, pinnedShare, duplicateShare, batchShare } = spec;
+  const { seed, n, dim, simd, quantize, pinnedShare, datedShare, duplicateShare, batchShare } = spec;
   const random = rng(seed);
   const index = new MemoryIndex(dim, { simd, quantize });
   const live = new Map<string, Memory>();
@@ -127,7 +133,7 @@ function buildStore(spec: StoreSpec): Store {
     const userId = i % 6 === 5 ? 'other' : 'u';
     const vector = vectors.length > 0 && random() < duplicateShare ? pick(random, vectors) : unit(dim, random);
     vectors.push(vector);
-    memories.push({ doc: randomDoc(`m${String(i).padStart(4, '0')}`, userId, random, pinnedShare), text: randomText(random), vector });
+    memories.push({ doc: randomDoc(`m${String(i).padStart(4, '0')}`, userId, random, pinnedShare, datedShare), text: randomText(random), vector });
   }
   const batched = memories.slice(0, Math.floor(memories.length * batchShare));
   if (batched.length > 0) {
@@ -148,7 +154,7 @@ function buildStore(spec: StoreSpec): Store {
       index.remove(m.doc.id);
       live.delete(m.doc.id);
     } else if (roll < 0.2) {
-      const doc = { ...m.doc, pinned: !m.doc.pinned, importance: random(), touchedAt: NOW - Math.floor(random() * 30 * DAY) };
+      const doc = { ...m.doc, pinned: !m.doc.pinned, times: random() < datedShare ? LAST_WEEK : [], importance: random(), touchedAt: NOW - Math.floor(random() * 30 * DAY) };
       index.updateDoc(doc);
       live.set(doc.id, { ...m, doc });
     } else if (roll < 0.25) {
@@ -190,20 +196,21 @@ function fullRanking(store: Store, query: { vector: Float32Array; text: string }
       const relevance = r.denseWeight * Math.max(0, cosine.get(doc.id)!) + (1 - r.denseWeight) * keyword;
       const recency = Math.pow(0.5, Math.max(0, NOW - doc.touchedAt) / r.halfLifeMs);
       const w = r.weights;
-      const score = r.sourceWeights[doc.kind] * (w.similarity * relevance + w.importance * doc.importance + w.recency * recency + w.pinned * (doc.pinned ? 1 : 0));
+      const multiplier = doc.times.length > 0 && r.timeBoost > 0 ? r.sourceWeights[doc.kind] * (1 + r.timeBoost) : r.sourceWeights[doc.kind];
+      const score = multiplier * (w.similarity * relevance + w.importance * doc.importance + w.recency * recency + w.pinned * (doc.pinned ? 1 : 0));
       return { id: doc.id, score, keyword };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
 describe('MemoryIndex.search is exact', () => {
-  it('returns the first k of the full ranking (ids and scores), whatever the pins, importance, ages, weights, keywords and filters', () => {
+  it('returns the first k of the full ranking (ids and scores), whatever the pins, importance, ages, dates, weights, keywords and filters', () => {
     fc.assert(
       fc.property(storeArb, fc.array(fc.tuple(rankingArb, filterArb, queryArb), { minLength: 1, maxLength: 4 }), (spec, searches) => {
         const store = buildStore(spec);
         const stored = [...store.live.values()].filter((m) => m.doc.userId === 'u');
         for (const [options, filter, q] of searches) {
-          const ranking = resolveRanking(options);
+          const ranking = { ...resolveRanking(options), timeBoost: q.timeBoost };
           const vector = q.like >= 0 && stored.length > 0 ? stored[q.like % stored.length]!.vector : unit(spec.dim, rng(spec.seed + q.like + 7));
           const query = { vector, text: q.words.join(' ') };
           const expected = fullRanking(store, query, filter, ranking).slice(0, q.k);
@@ -222,7 +229,7 @@ describe('MemoryIndex.search is exact', () => {
     const random = rng(5);
     const index = new MemoryIndex(dim);
     const query = unit(dim, random);
-    const doc = (id: string, pinned: boolean): IndexDoc => ({ id, userId: 'u', kind: 'fact', createdAt: NOW, touchedAt: NOW, tags: [], importance: 0.5, pinned, archived: false, fields: {} });
+    const doc = (id: string, pinned: boolean): IndexDoc => ({ id, userId: 'u', kind: 'fact', createdAt: NOW, touchedAt: NOW, tags: [], importance: 0.5, pinned, archived: false, times: [], fields: {} });
     // 2,000 memories whose cosine falls with their number; only m1999 is pinned, only m1998 mentions "zebra".
     for (let i = 0; i < 2000; i++) {
       const noise = unit(dim, random);
@@ -233,5 +240,28 @@ describe('MemoryIndex.search is exact', () => {
     const ranking = resolveRanking({ weights: { pinned: 1 } });
     const top = index.search('u', { vector: query, text: 'zebra' }, { k: 3, ranking, now: NOW }).map((h) => h.id);
     expect(top).toEqual(['m1999', 'm1998', 'm0']);
+  });
+
+  it('finds a dated memory below the dense top k on a question about time, and only then', () => {
+    const dim = 16;
+    const random = rng(9);
+    const index = new MemoryIndex(dim);
+    const query = unit(dim, random);
+    // Cosine falls with the number; only m0300 gives a relative time ("last week"). Dense only, so the boost alone can lift it.
+    for (let i = 0; i < 400; i++) {
+      const noise = unit(dim, random);
+      const v = query.map((x, j) => x * (1 - i / 400) + noise[j]! * (i / 400));
+      const norm = Math.hypot(...v);
+      const doc: IndexDoc = { id: `m${String(i).padStart(4, '0')}`, userId: 'u', kind: 'fact', createdAt: NOW, touchedAt: NOW, tags: [], importance: 0.5, pinned: false, archived: false, times: i === 300 ? LAST_WEEK : [], fields: {} };
+      index.upsert({ doc, text: `note ${i}`, vector: v.map((x) => x / norm) });
+    }
+    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, timeQuestionBoost: 4 });
+    const asked = index.search('u', { vector: query, text: '' }, { k: 3, ranking: { ...ranking, timeBoost: 4 }, now: NOW });
+    const plain = index.search('u', { vector: query, text: '' }, { k: 3, ranking, now: NOW });
+    expect(plain.map((h) => h.id)).toEqual(['m0000', 'm0001', 'm0002']);
+    expect(asked.map((h) => h.id)).toEqual(['m0300', 'm0000', 'm0001']);
+    expect(asked[0]!.parts.timeMatch).toBe(5);
+    expect(asked[0]!.score).toBe(5 * asked[0]!.parts.similarity);
+    expect(asked[1]!.parts.timeMatch).toBeUndefined();
   });
 });

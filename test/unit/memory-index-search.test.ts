@@ -31,7 +31,7 @@ function unitVector(next: () => number): Float32Array {
 }
 
 function doc(id: string, pinned = false): IndexDoc {
-  return { id, userId: 'u', kind: 'fact', createdAt: 0, touchedAt: 0, tags: [], importance: 0.5, pinned, archived: false, fields: {} };
+  return { id, userId: 'u', kind: 'fact', createdAt: 0, touchedAt: 0, tags: [], importance: 0.5, pinned, archived: false, times: [], fields: {} };
 }
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);

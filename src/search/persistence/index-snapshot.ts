@@ -26,8 +26,11 @@ export type { SnapshotPage } from './snapshot-page.js';
  * 2: documents column-wise, and the int8 copy of the vectors (snapshot-page.ts).
  * 3: vectors and int8 rows in one Blob per page.
  */
-/** 4: the header lists `pages` (format 3 called them blocks, a word the vector store uses for its own rows). */
-const FORMAT = 4;
+/**
+ * 4: the header lists `pages` (format 3 called them blocks, a word the vector store uses for its own rows).
+ * 5: a document's flags say whether its text gives a relative time (`dated`); a format-4 page never set it.
+ */
+const FORMAT = 5;
 /** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
 export const PAGE_SIZE = 2048;
 const HEADER_KEY = 'header';
