@@ -1,0 +1,53 @@
+import { cpSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemory, NotFoundError, type Memory } from '../../src/index.node.js';
+import { hashEmbedder } from '../support/hash-embedder.mjs';
+import { snapshot } from '../support/memory.js';
+
+/**
+ * Opening a durable store loads its image and replays its journal in
+ * batches of transactions (durable-store.ts, LOAD_BATCH): the state must be
+ * the same as one transaction would give, whatever the batch boundaries cut
+ * through (an image of thousands of rows, one journaled write larger than a
+ * batch, deletes and updates after it).
+ */
+const root = mkdtempSync(join(tmpdir(), 'engram-load-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const open = (directory: string): Promise<Memory> => createMemory({ name: 'agent', directory, embedder: hashEmbedder });
+
+describe('durable store: loading in batches', () => {
+  it('an image of 2,600 memories and a journal that crosses batches reopen exactly as they were written', async () => {
+    const directory = join(root, 'store');
+    const first = await open(directory);
+    await first.facts.addMany(Array.from({ length: 2_500 }, (_, i) => ({ id: `f${i}`, userId: i % 2 ? 'ana' : 'bo', text: `fact number ${i} about topic ${i % 17}` })), { merge: false });
+    await first.turns.addMany(Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, userId: 'ana', sessionId: `s${i % 3}`, speaker: i % 2 ? 'user' : 'assistant', text: `turn ${i}` })));
+    await first.close();
+
+    // The image alone.
+    const second = await open(directory);
+    expect((await second.info()).indexed).toBe(2_600);
+    // Then a journal: one write of 1,500 (larger than a batch), updates and deletes of image rows after it.
+    await second.facts.addMany(Array.from({ length: 1_500 }, (_, i) => ({ id: `g${i}`, userId: 'ana', text: `later fact ${i}` })), { merge: false });
+    for (const i of [3, 1_999, 2_499]) await second.facts.update(`f${i}`, { text: `updated fact ${i}`, pinned: true });
+    for (const i of [0, 1_000, 2_498]) await second.facts.delete(`f${i}`);
+    await second.facts.delete('g1499');
+    await second.turns.delete('t0');
+    const expected = await snapshot(second);
+    // What a crash leaves at this moment: the image, the journal, and a lock whose owner is gone.
+    const crashed = join(root, 'crashed');
+    cpSync(directory, crashed, { recursive: true });
+    unlinkSync(join(crashed, 'agent', 'LOCK'));
+    await second.close();
+
+    for (const folder of [crashed, directory]) {
+      const reopened = await open(folder);
+      expect(await snapshot(reopened)).toEqual(expected);
+      expect((await reopened.info()).indexed).toBe(2_600 + 1_500 - 5);
+      expect((await reopened.facts.get('f1999')).text).toBe('updated fact 1999');
+      await expect(reopened.facts.get('f1000')).rejects.toThrow(NotFoundError);
+      await reopened.close();
+    }
+  });
+});
