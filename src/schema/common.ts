@@ -7,7 +7,8 @@ import * as z from 'zod/mini';
 export const idSchema = z
   .string()
   .check(
-    z.minLength(1, 'must not be empty'),
+    // `abort`: an empty id is only that, not also "contains control characters".
+    z.minLength(1, { error: 'must not be empty', abort: true }),
     z.maxLength(200, 'must be at most 200 characters'),
     z.regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters'),
   );

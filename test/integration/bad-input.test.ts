@@ -105,6 +105,11 @@ describe('bad options', () => {
 
   it('unknown options and wrong types', async () => {
     await expect(createMemory({ name: '', ...freshIndexedDB() })).rejects.toThrow(/name: must not be empty/);
+    // An empty id is reported once, as what it is (not also as "contains control characters").
+    const m = await openMemory();
+    await expect(m.facts.get('')).rejects.toThrow(/^facts\.get: id: must not be empty$/);
+    await expect(m.facts.add({ id: '', text: 'x' })).rejects.toThrow(/^facts\.add: id: must not be empty$/);
+    await m.close();
     await expect(createMemory({ name: 'x', ...freshIndexedDB(), lifecycle: { maxEpisodes: -1 } })).rejects.toBeInstanceOf(ValidationError);
     await expect(createMemory({ name: 'x', ...freshIndexedDB(), colour: 'red' } as never)).rejects.toThrow(/colour/);
   });
