@@ -2,7 +2,10 @@ import { cpSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IDBFactory } from 'fake-indexeddb';
 import { createMemory, NotFoundError, type Memory } from '../../src/index.node.js';
+import { createSchema, load } from '../../src/store/durable/durable-store.js';
+import { readImage } from '../../src/store/durable/store-image.js';
 import { hashEmbedder } from '../support/hash-embedder.mjs';
 import { snapshot } from '../support/memory.js';
 
@@ -50,4 +53,48 @@ describe('durable store: loading in batches', () => {
       await reopened.close();
     }
   });
+
+  it('storing the image directly in fake-indexeddb gives what put gives: every row, every index, the key generator', async () => {
+    const directory = join(root, 'varied');
+    const memory = await open(directory);
+    await memory.facts.addMany(Array.from({ length: 300 }, (_, i) => ({ userId: `u${i % 4}`, text: `fact ${i}`, tags: i % 3 ? ['a'] : ['a', 'b'], category: i % 2 ? 'preference' : 'goal' })), { merge: false });
+    await memory.turns.addMany(Array.from({ length: 50 }, (_, i) => ({ userId: 'u1', sessionId: `s${i % 4}`, speaker: i % 2 ? 'user' : 'assistant', text: `turn ${i} last week` })));
+    await memory.episodes.add({ userId: 'u1', goal: 'ship it', outcome: 'shipped', tags: ['work'] });
+    // The same episode again: dedup replaces the first and records an event (the auto-increment store).
+    await memory.episodes.add({ userId: 'u1', goal: 'ship it', outcome: 'shipped', tags: ['work'] });
+    const task = await memory.tasks.start({ userId: 'u1', description: 'fix the build', type: 'debugging', context: { complexity: 'simple', domain: 'ci' } });
+    task.log({ tool: 'read_file', action: 'read the log', parameters: {}, result: { kind: 'success', output: 'a missing file' }, latencyMs: 10 });
+    await task.complete({ kind: 'success', verdict: 'restored the file' });
+    await memory.close();
+    const image = readImage(join(directory, 'agent', 'image.v8'))!;
+    expect(image.stores.events!.length).toBeGreaterThan(0);
+
+    const dumps: unknown[] = [];
+    for (const direct of [true, false]) {
+      const indexedDB = new IDBFactory();
+      await createSchema(indexedDB, 'agent');
+      await load(indexedDB, 'agent', structuredClone(image), [], { direct });
+      dumps.push(await dump(indexedDB));
+    }
+    expect(dumps[0]).toEqual(dumps[1]);
+  });
 });
+
+/** Every store's rows and every index's order, and the key the events store generates next. */
+async function dump(indexedDB: IDBFactory): Promise<unknown> {
+  const idb = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open('agent');
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const ask = <T>(req: IDBRequest): Promise<T> => new Promise((resolve, reject) => ((req.onsuccess = () => resolve(req.result as T)), (req.onerror = () => reject(req.error))));
+  const out: Record<string, unknown> = {};
+  for (const name of [...idb.objectStoreNames]) {
+    const store = idb.transaction(name, 'readonly').objectStore(name);
+    out[name] = await ask(store.getAll());
+    for (const index of [...store.indexNames]) out[`${name}.${index}`] = await ask(store.index(index).getAllKeys());
+  }
+  out.nextEventSeq = await ask(idb.transaction('events', 'readwrite').objectStore('events').add({ type: 'probe', userId: 'u', at: 0 }));
+  idb.close();
+  return out;
+}
