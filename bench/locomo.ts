@@ -161,6 +161,12 @@ async function crossValidate(name: string, values: number[], ranking: (value: nu
   return byValue;
 }
 
+/** Hybrid R@10 per category with a weight at 0 and at its default (from `crossValidate`'s runs). */
+function printByCategory(name: string, byValue: Map<number, ModeResult>, fallback: number): void {
+  const rows = [...byValue.get(0)!.byCategory.keys()].sort().map((cat) => [cat, ...[0, fallback].map((v) => { const c = byValue.get(v)!.byCategory.get(cat)!; return c.sums[2]! / c.n; })]);
+  printTable(`${name} by category (hybrid R@10, turn memory)`, ['category', `${name} 0`, `${name} ${fallback} (default)`], rows);
+}
+
 /**
  * Per-session diversity, measured as a rerank of each question's top 60 (the
  * rule a shipped version would apply exactly): the j-th turn of a session
@@ -251,7 +257,7 @@ async function main(): Promise<void> {
       turnRows.push([mode, cat, b.n, ...b.sums.map((s) => s / b.n)]);
     }
   }
-  printTable('LoCoMo dev recall@k, turn memory (turns.addMany: speaker a field, indexed with the words)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], turnRows);
+  printTable('LoCoMo dev recall@k, turn memory (turns.addMany: speaker a field, indexed by the words alone)', ['mode', 'category', 'questions', ...KS.map((k) => `R@${k}`)], turnRows);
 
   // The weights of the turn context (ranking.previousTurnWeight) and of time questions (ranking.timeQuestionBoost),
   // each chosen by leave-one-conversation-out: tune on four conversations, report on the fifth.
@@ -262,8 +268,10 @@ async function main(): Promise<void> {
   };
   console.log(`\nrecall (k 20) p50 / p95 on the turn store: ${latency(0.85)} with previousTurnWeight 0.85, ${latency(0)} with 0 (load ${loadavg()[0]!.toFixed(2)})`);
   const byBoost = await crossValidate('timeQuestionBoost', [0, 0.1, 0.2, 0.3, 0.4, 0.5], (b) => ({ timeQuestionBoost: b }), turnExport, conversations);
-  const categoryRows = [...byBoost.get(0)!.byCategory.keys()].sort().map((cat) => [cat, ...[0, 0.3].map((b) => { const c = byBoost.get(b)!.byCategory.get(cat)!; return c.sums[2]! / c.n; })]);
-  printTable('timeQuestionBoost by category (hybrid R@10, turn memory)', ['category', 'boost 0', 'boost 0.3 (default)'], categoryRows);
+  printByCategory('timeQuestionBoost', byBoost, 0.3);
+  // Speakers as a field: a named speaker leaves the query's words and boosts their turns (0: the name stays a word, no boost).
+  const bySpeaker = await crossValidate('speakerBoost', [0, 0.1, 0.2, 0.3, 0.4, 0.5], (b) => ({ speakerBoost: b }), turnExport, conversations);
+  printByCategory('speakerBoost', bySpeaker, 0.2);
 
   // Diversity: does capping or decaying each session's share of the top 10 help (multi-hop lists spread over sessions)?
   const diversityRows = await diversity(turnExport, conversations);

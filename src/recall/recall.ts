@@ -31,8 +31,10 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
 
 /** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
 export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}, caller?: AbortSignal): Promise<RecallHit[]> {
-  const [vector] = await vectorsFor(ctx, [{ text: query, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
   const userId = options.userId ?? DEFAULT_USER_ID;
+  // Speakers the query names are matched as the field they are, not as words (search/named-speakers.ts).
+  const named = ctx.ranking.speakerBoost > 0 ? ctx.index.namedSpeakers(userId, query) : { speakers: [], text: query };
+  const [vector] = await vectorsFor(ctx, [{ text: named.text, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
   const k = options.k ?? 10;
   const filter = {
     types: options.types,
@@ -42,8 +44,8 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
     filter: options.filter,
     includeArchived: options.includeArchived,
   };
-  const text = { vector: vector!, text: query };
-  const ranking = rankingFor(ctx.ranking, query);
+  const text = { vector: vector!, text: named.text };
+  const ranking = rankingFor(ctx.ranking, query, named.speakers);
   const hits = ctx.index.search(userId, text, { k, ...filter, ranking, now: ctx.now() });
   const records = await readHits(ctx, hits);
   // A record deleted by another tab since the index saw it is simply skipped.

@@ -28,7 +28,8 @@ const CARRY_DEPTH = 2;
  * transaction per step, a bounded `[userId+seq]` range each), scored as
  * themselves by the index (`explain`, which also applies recall's filters),
  * and given the larger of the two scores (`ranking` is the query's own, rankingFor's;
- * a time boost, `parts.timeMatch`, belongs to the turn that says when and is not carried); `parts.previousTurn` says when the
+ * a time boost, `parts.timeMatch`, belongs to the turn that says when and a speaker boost, `parts.speakerMatch`, to the
+ * named speaker's turn: neither is carried); `parts.previousTurn` says when the
  * carried score won, and `answers` carries the turn it came from. Returns the best `k`, by score then id.
  *
  * On LoCoMo dev this lifts hybrid recall@10 of turns from 0.671 to 0.757
@@ -53,8 +54,8 @@ export async function carryToFollowingTurns(
     const carried = new Map<string, { turn: Turn; score: number; from: Turn }>();
     frontier.forEach((from, i) => {
       const next = following[i];
-      // The time boost is the turn's own (its own words say when), so it does not travel.
-      const score = (weight * from.score) / (from.parts.timeMatch ?? 1);
+      // The time and speaker boosts are the turn's own (its words say when; its speaker was named), so they do not travel.
+      const score = (weight * from.score) / ownBoost(from.parts);
       if (next && score > (carried.get(next.id)?.score ?? -Infinity)) carried.set(next.id, { turn: next, score, from: from.memory });
     });
     // Turns not among the candidates are scored as themselves (and must pass recall's filters).
@@ -66,7 +67,7 @@ export async function carryToFollowingTurns(
       const entry = byId.get(id) ?? (scored ? { memory: turn, score: scored.score, parts: scored.parts } : undefined);
       if (!entry) continue;
       byId.set(id, entry);
-      const boosted = score * (entry.parts.timeMatch ?? 1);
+      const boosted = score * ownBoost(entry.parts);
       if (boosted <= entry.score) continue;
       entry.score = boosted;
       entry.parts = { ...entry.parts, previousTurn: score };
@@ -79,6 +80,11 @@ export async function carryToFollowingTurns(
   // Nothing carried: the index's own order (score, then id) stands.
   if (!changed) return candidates;
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0)).slice(0, k);
+}
+
+/** The multipliers a turn's score has for itself alone: its relative times on a question about time, its speaker when named. */
+function ownBoost(parts: ScoreParts): number {
+  return (parts.timeMatch ?? 1) * (parts.speakerMatch ?? 1);
 }
 
 /**

@@ -4,13 +4,14 @@ import * as z from 'zod/mini';
  * How recall turns its signals into one score:
  *
  *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
- *   score     = source[type] · time · ( w.similarity · relevance
- *                               + w.importance · importance
- *                               + w.recency    · 0.5^(age / halfLife)
- *                               + w.pinned     · pinned )
+ *   score     = source[type] · time · speaker · ( w.similarity · relevance
+ *                                         + w.importance · importance
+ *                                         + w.recency    · 0.5^(age / halfLife)
+ *                                         + w.pinned     · pinned )
  *
  * where `time` is 1 + timeQuestionBoost for a memory that gives a relative
- * time when the query asks about time, else 1.
+ * time when the query asks about time, else 1, and `speaker` is
+ * 1 + speakerBoost for a turn whose speaker the query names, else 1.
  *
  * `keyword` is the BM25 score divided by the best BM25 score for the query
  * among the memories that pass recall's filters (not among some candidate
@@ -48,5 +49,14 @@ export const rankingOptionsSchema = z.strictObject({
    * see bench/locomo.ts); 0 turns it off. English questions only.
    */
   timeQuestionBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
+  /**
+   * When a query names the speaker of a turn ("what did Caroline paint?"),
+   * that turn scores (1 + this) times as much, and the name is left out of
+   * the words the query is matched by: a speaker is a field of a turn, not
+   * text every one of their turns repeats. Default 0.2 (chosen on LoCoMo dev
+   * by leave-one-conversation-out: see bench/locomo.ts); 0 turns both off
+   * (the query is matched with the names in it, and no turn is boosted).
+   */
+  speakerBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
 });
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

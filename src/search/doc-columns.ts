@@ -128,6 +128,8 @@ export interface DocColumnsReader {
   touchedAt(row: number): number;
   pinned(row: number): boolean;
   dated(row: number): boolean;
+  /** As `speakerOf(doc(row))`. */
+  speaker(row: number): string | undefined;
   doc(row: number): IndexDoc;
 }
 
@@ -178,6 +180,10 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     const index = Number.isInteger(v) && v >= 0;
     if (kind > KIND.other || (kind === KIND.string && !(index && v < s.length)) || (kind === KIND.other && !(index && v < c.others.length))) return null;
   }
+  // Where each shape keeps the `speaker` field, if it has one (turns' documents do).
+  const speakerKey = s.indexOf('speaker');
+  const speakerAt = c.shapes.map((keys) => keys.indexOf(speakerKey));
+  const turn = s.indexOf('turn');
   return {
     size: n,
     ids: c.ids,
@@ -187,6 +193,12 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     touchedAt: (row) => c.touchedAt[row]!,
     pinned: (row) => (c.flags[row]! & PINNED) !== 0,
     dated: (row) => (c.flags[row]! & DATED) !== 0,
+    speaker(row) {
+      const at = speakerAt[c.shape[row]!]!;
+      if (c.kind[row] !== turn || speakerKey < 0 || at < 0) return undefined;
+      const j = valueStart[row]! + at;
+      return c.valueKind[j] === KIND.string ? s[c.value[j]!] : undefined;
+    },
     doc(row) {
       const tags: string[] = [];
       for (let t = c.tagStart[row]!; t < c.tagStart[row + 1]!; t++) tags.push(s[c.tags[t]!]!);

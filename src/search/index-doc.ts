@@ -34,6 +34,16 @@ export interface IndexDoc {
   fields: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The speaker of a document, for the ranking: a turn's (its `speaker`
+ * field); other memories have none. Rows of the index keep it as a code
+ * (search/row-signals.ts), read the same way from columns (doc-columns.ts).
+ */
+export function speakerOf(doc: Pick<IndexDoc, 'kind' | 'fields'>): string | undefined {
+  const speaker = doc.kind === 'turn' ? doc.fields.speaker : undefined;
+  return typeof speaker === 'string' ? speaker : undefined;
+}
+
 /** The `times` of the many documents that give none: one shared empty array, not one per document. */
 export const NO_TIMES: readonly TimeMention[] = Object.freeze([]);
 

@@ -2,10 +2,11 @@ import type { MemoryType } from '../schema/common.js';
 import { compileFilter, type DocFilter } from './filters.js';
 import type { DocColumnsReader } from './doc-columns.js';
 import { DocTable } from './doc-table.js';
-import type { IndexDoc } from './index-doc.js';
+import { speakerOf, type IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
 import { PendingKeywords } from './pending-keywords.js';
-import { ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
+import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
+import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { RowSignals } from './row-signals.js';
 import { candidateRows } from './score-bounds.js';
 import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vector-matrix.js';
@@ -13,7 +14,7 @@ import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vec
 /** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
 interface UserIndex {
   vectors: VectorMatrix;
-  /** Each matrix row's ranking inputs (type, importance, pinned, last touch), moved with the rows. */
+  /** Each matrix row's ranking inputs (type, importance, pinned, last touch, dated, speaker), moved with the rows. */
   signals: RowSignals;
   keywords: KeywordIndex;
   /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
@@ -101,8 +102,9 @@ export class MemoryIndex {
     const previous = this.docs.userIdOf(entry.doc.id);
     if (previous !== undefined && previous !== entry.doc.userId) this.remove(entry.doc.id);
     const user = this.userIndex(entry.doc.userId);
+    const fresh = user.vectors.row(entry.doc.id) === undefined;
     user.vectors.upsert(entry.doc.id, entry.vector);
-    setSignals(user, entry.doc);
+    setSignals(user, entry.doc, fresh);
     this.keywordsOf(user).upsert(entry.doc.id, entry.text);
     this.docs.set(entry.doc, entry.text);
     this.observer?.changed(entry.doc.id);
@@ -125,8 +127,9 @@ export class MemoryIndex {
     for (const [userId, list] of byUser) {
       const user = this.userIndex(userId);
       for (const entry of list) {
+        const fresh = user.vectors.row(entry.doc.id) === undefined;
         user.vectors.upsert(entry.doc.id, entry.vector);
-        setSignals(user, entry.doc);
+        setSignals(user, entry.doc, fresh);
         this.docs.set(entry.doc, entry.text);
         this.observer?.changed(entry.doc.id);
       }
@@ -163,7 +166,7 @@ export class MemoryIndex {
       const first = user.vectors.size;
       user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
       for (let i = start; i < end; i++) {
-        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.dated(i));
+        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.dated(i), docs.speaker(i), true);
       }
       user.pendingKeywords.add(ids, texts, start, end);
       start = end;
@@ -230,7 +233,7 @@ export class MemoryIndex {
   updateDoc(doc: IndexDoc): void {
     if (!this.docs.has(doc.id)) return;
     const user = this.users.get(this.docs.userIdOf(doc.id)!);
-    if (user) setSignals(user, doc);
+    if (user) setSignals(user, doc, false);
     this.docs.setDoc(doc);
     this.observer?.changed(doc.id);
   }
@@ -239,6 +242,8 @@ export class MemoryIndex {
     const userId = this.docs.userIdOf(id);
     if (userId === undefined) return false;
     const user = this.users.get(userId);
+    const row = user?.vectors.row(id);
+    if (row !== undefined) user!.signals.release(row);
     user?.vectors.remove(id);
     if (user) this.keywordsOf(user).remove(id);
     this.docs.delete(id);
@@ -250,6 +255,16 @@ export class MemoryIndex {
     this.docs.clear();
     this.users.clear();
     this.observer?.cleared();
+  }
+
+  /**
+   * The speakers of `userId`'s turns that `query` names, and the query
+   * without their names (search/named-speakers.ts): recall matches the rest
+   * and boosts those speakers' turns.
+   */
+  namedSpeakers(userId: string, query: string): NamedSpeakers {
+    const speakers = this.users.get(userId)?.signals.speakers() ?? [];
+    return speakers.length === 0 ? { speakers: [], text: query } : namedSpeakers(query, speakers);
   }
 
   /** Pure dense neighbours of a vector within one user (dedup, chaining, merge checks). */
@@ -350,7 +365,8 @@ export class MemoryIndex {
 
   private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number): IndexHit {
     const doc = this.docs.get(id)!;
-    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, touchedAt: doc.touchedAt }, now);
+    const named = namedBy(ranking, speakerOf(doc));
+    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, named, touchedAt: doc.touchedAt }, now);
     return { id, kind: doc.kind, score, parts };
   }
 
@@ -377,10 +393,10 @@ export class MemoryIndex {
 
 const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0, forEach: () => {} };
 
-/** Copies a document's ranking inputs to its row (the matrix holds its vector already). */
-function setSignals(user: UserIndex, doc: IndexDoc): void {
+/** Copies a document's ranking inputs to its row (the matrix holds its vector already); `fresh`: the row is new. */
+function setSignals(user: UserIndex, doc: IndexDoc, fresh: boolean): void {
   const row = user.vectors.row(doc.id);
-  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned, doc.times.length > 0);
+  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned, doc.times.length > 0, speakerOf(doc), fresh);
 }
 
 /** The k best hits by score, ties by id: the one order every path returns. */

@@ -15,7 +15,13 @@ export interface Ranking {
   timeQuestionBoost: number;
   /** The boost this search applies to dated memories: `timeQuestionBoost` when the query asks about time (rankingFor), else 0. */
   timeBoost: number;
+  /** The configured multiplier a turn gets when the query names its speaker (`speakerBoost`). */
+  speakerBoost: number;
+  /** The speakers this query names (search/named-speakers.ts): their turns are multiplied by 1 + `speakerBoost`. */
+  namedSpeakers: ReadonlySet<string>;
 }
+
+const NO_SPEAKERS: ReadonlySet<string> = new Set();
 
 const DAY_MS = 86_400_000;
 
@@ -28,13 +34,22 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
     previousTurnWeight: options.previousTurnWeight ?? 0.85,
     timeQuestionBoost: options.timeQuestionBoost ?? 0.3,
     timeBoost: 0,
+    speakerBoost: options.speakerBoost ?? SPEAKER_BOOST,
+    namedSpeakers: NO_SPEAKERS,
   };
 }
 
-/** The ranking of one query: dated memories are boosted when it asks about time. */
-export function rankingFor(ranking: Ranking, query: string): Ranking {
+/** The default `speakerBoost` (chosen on LoCoMo dev by leave-one-conversation-out: bench/locomo.ts). */
+const SPEAKER_BOOST = 0.2;
+
+/**
+ * The ranking of one query: dated memories are boosted when it asks about
+ * time, and the turns of the speakers it names (search/named-speakers.ts).
+ */
+export function rankingFor(ranking: Ranking, query: string, namedSpeakers: readonly string[] = []): Ranking {
   const timeBoost = ranking.timeQuestionBoost > 0 && asksAboutTime(query) ? ranking.timeQuestionBoost : 0;
-  return timeBoost === ranking.timeBoost ? ranking : { ...ranking, timeBoost };
+  const named = ranking.speakerBoost > 0 && namedSpeakers.length > 0 ? new Set(namedSpeakers) : NO_SPEAKERS;
+  return timeBoost === ranking.timeBoost && named === ranking.namedSpeakers ? ranking : { ...ranking, timeBoost, namedSpeakers: named };
 }
 
 /**
@@ -48,13 +63,21 @@ export function asksAboutTime(query: string): boolean {
 const TIME_QUESTION = /\bwhen\b|\bhow long\b|\b(what|which) (year|month|date|day|week|time)\b/i;
 
 /**
- * The multiplier of a memory's score for its type and, on a question about
- * time, for giving a relative time: the one expression `scoreOf` and the
- * search's bounds (score-bounds.ts) both use, so they agree bit for bit.
+ * The multiplier of a memory's score for its type, on a question about
+ * time for giving a relative time, and for being said by a speaker the
+ * query names (`named`: the caller checked its speaker against
+ * `ranking.namedSpeakers`): the one expression `scoreOf` and the search's
+ * bounds (score-bounds.ts) both use, so they agree bit for bit.
  */
-export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boolean): number {
+export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boolean, named: boolean): number {
   const source = ranking.sourceWeights[kind];
-  return dated && ranking.timeBoost > 0 ? source * (1 + ranking.timeBoost) : source;
+  const timed = dated && ranking.timeBoost > 0 ? source * (1 + ranking.timeBoost) : source;
+  return named && ranking.speakerBoost > 0 ? timed * (1 + ranking.speakerBoost) : timed;
+}
+
+/** Whether a memory's speaker is one the query names (its score is multiplied by 1 + speakerBoost). */
+export function namedBy(ranking: Ranking, speaker: string | undefined): boolean {
+  return speaker !== undefined && ranking.speakerBoost > 0 && ranking.namedSpeakers.has(speaker);
 }
 
 /**
@@ -65,7 +88,7 @@ export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boo
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
-  return ranking.denseWeight === 1 && ranking.timeBoost === 0 && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
+  return ranking.denseWeight === 1 && ranking.timeBoost === 0 && (ranking.speakerBoost === 0 || ranking.namedSpeakers.size === 0) && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
 }
 
 /** Every part of a hit's score, so apps and the inspector can show why it ranked. */
@@ -90,26 +113,33 @@ export interface ScoreParts {
    */
   timeMatch?: number;
   /**
+   * Present on a turn whose speaker the query names ("what did Caroline…"):
+   * the multiplier that gave it, 1 + `speakerBoost`.
+   */
+  speakerMatch?: number;
+  /**
    * Present on a turn ranked by the turn just before it in its session (the
    * question it answers): `previousTurnWeight` × that turn's score (without
-   * its own `timeMatch`), which is then this hit's score, times this hit's own
-   * `timeMatch` when present (its own parts score less).
+   * its own `timeMatch` and `speakerMatch`), which is then this hit's score,
+   * times this hit's own `timeMatch` and `speakerMatch` when present (its own
+   * parts score less).
    */
   previousTurn?: number;
 }
 
 export function scoreOf(
   ranking: Ranking,
-  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; dated: boolean; touchedAt: number },
+  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; dated: boolean; named: boolean; touchedAt: number },
   now: number,
 ): { score: number; parts: ScoreParts } {
   const relevance = relevanceOf(ranking, signal.cosine, signal.keyword);
   const recency = recencyOf(ranking, signal.touchedAt, now);
   const pinned = signal.pinned ? 1 : 0;
-  const multiplier = sourceOf(ranking, signal.kind, signal.dated);
+  const multiplier = sourceOf(ranking, signal.kind, signal.dated, signal.named);
   const score = combine(ranking, multiplier, signal.cosine, signal.keyword, signal.importance, recency, pinned);
   const parts: ScoreParts = { similarity: signal.cosine, keyword: signal.keyword, relevance, recency, importance: signal.importance, pinned, source: ranking.sourceWeights[signal.kind] };
   if (signal.dated && ranking.timeBoost > 0) parts.timeMatch = 1 + ranking.timeBoost;
+  if (signal.named && ranking.speakerBoost > 0) parts.speakerMatch = 1 + ranking.speakerBoost;
   return { score, parts };
 }
 
@@ -130,8 +160,8 @@ function relevanceOf(ranking: Ranking, cosine: number, keyword: number): number 
  * recency, pinned and source, and so is its floating-point evaluation
  * (rounding is monotone). So evaluating it on upper (lower) bounds of the
  * parts gives an upper (lower) bound of the score `scoreOf` computes, bit for bit.
- * `source` is the row's whole multiplier (`sourceOf`: type, and time on a
- * question about time).
+ * `source` is the row's whole multiplier (`sourceOf`: type, time on a
+ * question about time, and a named speaker).
  */
 export function combine(ranking: Ranking, source: number, cosine: number, keyword: number, importance: number, recency: number, pinned: number): number {
   const w = ranking.weights;

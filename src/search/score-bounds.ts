@@ -2,6 +2,8 @@ import { combine, recencyOf, sourceOf, type Ranking } from './ranking.js';
 import { KINDS_BY_CODE, type RowSignals } from './row-signals.js';
 import { TopK } from './top-k.js';
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /** One search over one user's rows, as `candidateRows` needs it. */
 export interface BoundedSearch {
   ranking: Ranking;
@@ -36,7 +38,7 @@ export interface BoundedSearch {
  * Each row gets an upper bound H and a lower bound L on its exact score S,
  * by evaluating the score's own expression (`combine`, monotone in every
  * part) on bounds of the parts: the cosine's int8 bounds, the row's exact
- * importance, pinned, type and dated (RowSignals), its exact keyword score, and for
+ * importance, pinned, type, dated and speaker (RowSignals), its exact keyword score, and for
  * recency either its exact value or 1 (age ≥ 0). As in VectorMatrix's
  * `candidates`: let B be the k-th largest L among distinct accepted rows put
  * in the heap so far (−∞ before k); those k rows have S ≥ L ≥ B, so a row
@@ -68,12 +70,14 @@ export interface BoundedSearch {
  */
 export function candidateRows(search: BoundedSearch): number[] {
   const { ranking, now, k, lo, hi, accept, keywords } = search;
-  const { kind, importance, touchedAt, pinned, dated } = search.signals;
+  const { kind, importance, touchedAt, pinned, dated, speaker } = search.signals;
   const n = lo.length;
-  // The multiplier per type, and per type for a dated row (the same as sourceOf gives scoreOf, so bounds and scores agree bit for bit).
-  const plain = Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, false));
-  const boosted = Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, true));
-  const sourceAt = (row: number) => (dated[row] ? boosted : plain)[kind[row]!]!;
+  // The multiplier per type, for each of dated and named (the same as sourceOf gives scoreOf, so bounds and scores agree bit for bit):
+  // sources[dated + 2 × named][type].
+  const sources = [false, true].flatMap((named) => [false, true].map((timed) => Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, timed, named))));
+  const named = search.signals.speakerMask(ranking.speakerBoost > 0 ? ranking.namedSpeakers : NO_NAMES);
+  const anyNamed = named.includes(1);
+  const sourceAt = (row: number) => sources[dated[row]! + 2 * named[speaker[row]!]!]![kind[row]!]!;
   const heap = new TopK(Math.min(k, n));
   const kept: number[] = [];
   const keptHi: number[] = [];
@@ -97,7 +101,8 @@ export function candidateRows(search: BoundedSearch): number[] {
 
   // 2. Every other row, keyword taken as 0.
   const { maxImportance, maxPinned, maxDated } = search.signals;
-  const maxSource = Math.max(...plain, ...(maxDated ? boosted : []));
+  // The largest multiplier any row can have: dated ones only if a row was ever dated, named ones only if a row's speaker is named.
+  const maxSource = Math.max(...sources.filter((_, i) => (maxDated || !(i & 1)) && (anyNamed || !(i & 2))).flatMap((table) => [...table]));
   const byCosine = (cosine: number) => combine(ranking, maxSource, cosine, 0, maxImportance, 1, maxPinned);
   let floorBar = bar;
   let cosineFloor = floorOf(byCosine, bar);

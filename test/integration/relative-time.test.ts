@@ -56,10 +56,13 @@ describe('relative times', () => {
     const hits = await m.recall('When did Caroline go to the LGBTQ support group?', { k: 4 });
     const t1 = hits.find((h) => h.memory.id === 't1')!;
     const t2 = hits.find((h) => h.memory.id === 't2')!;
-    // t2 ranks by t1 (the question before it): 0.85 × t1's score without t1's own time boost; t2 gives no time itself.
+    // t2 ranks by t1 (the question before it): 0.85 × t1's score without t1's own boosts (its time, and its speaker, whom
+    // the question names); t2 gives no time itself, and its speaker (Melanie) is not named.
     expect(t2.answers?.id).toBe('t1');
+    expect(t1.parts.speakerMatch).toBe(1.2);
     expect(t2.parts.timeMatch).toBeUndefined();
-    expect(t2.parts.previousTurn).toBeCloseTo((0.85 * t1.score) / 1.3, 12);
+    expect(t2.parts.speakerMatch).toBeUndefined();
+    expect(t2.parts.previousTurn).toBeCloseTo((0.85 * t1.score) / (1.3 * 1.2), 12);
     expect(t2.score).toBe(t2.parts.previousTurn);
   });
 

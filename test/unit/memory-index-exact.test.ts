@@ -24,6 +24,8 @@ const NOW = 1_700_000_000_000;
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
 const TAGS = ['a', 'b', 'c'];
 const LAST_WEEK = [{ text: 'last week', grain: 'week' as const, offset: -1 }];
+/** Speakers of turns; 'Dee' has none, so naming her changes nothing. */
+const SPEAKERS = ['Ana', 'Bo', 'Cy'];
 
 interface Memory {
   doc: IndexDoc;
@@ -62,14 +64,15 @@ const rankingArb: fc.Arbitrary<RankingOptions> = fc.record(
     denseWeight: fc.oneof(fc.constant(1), fc.constant(0), fc.constant(0.4), fc.double({ min: 0, max: 1, noNaN: true })),
     weights: fc.record({ similarity: weight(1, 3), importance: weight(0.05, 2), recency: weight(0.05, 2), pinned: weight(0.1, 2) }),
     halfLifeDays: fc.oneof(fc.constant(30), fc.double({ min: 0.01, max: 1000, noNaN: true })),
-    sourceWeights: fc.record({ episode: weight(1, 3), fact: weight(1, 3) }),
+    sourceWeights: fc.record({ episode: weight(1, 3), fact: weight(1, 3), turn: weight(1, 3) }),
+    speakerBoost: weight(0.2, 5),
   },
   { requiredKeys: [] },
 );
 
 const filterArb = fc.record(
   {
-    types: fc.subarray<MemoryType>(['fact', 'episode'], { minLength: 1 }),
+    types: fc.subarray<MemoryType>(['fact', 'episode', 'turn'], { minLength: 1 }),
     tags: fc.subarray(TAGS, { minLength: 1 }),
     since: fc.integer({ min: NOW - 400 * DAY, max: NOW }),
     until: fc.integer({ min: NOW - 400 * DAY, max: NOW }),
@@ -85,6 +88,8 @@ const queryArb = fc.record({
   k: fc.oneof(fc.constant(10), fc.integer({ min: 1, max: 60 }), fc.constant(1000)),
   /** The boost of dated memories in this search (0 unless the query asks about time: rankingFor). */
   timeBoost: fc.oneof(fc.constant(0), fc.constant(0.2), fc.double({ min: 0, max: 10, noNaN: true })),
+  /** The speakers this query names (recall finds them with MemoryIndex.namedSpeakers: rankingFor). */
+  named: fc.subarray([...SPEAKERS, 'Dee']),
 });
 
 function unit(dim: number, random: () => number): Float32Array {
@@ -99,7 +104,8 @@ function pick<T>(random: () => number, items: readonly T[]): T {
 }
 
 function randomDoc(id: string, userId: string, random: () => number, pinnedShare: number, datedShare: number): IndexDoc {
-  const kind = random() < 0.05 ? 'task' : random() < 0.5 ? 'fact' : 'episode';
+  const roll = random();
+  const kind = roll < 0.05 ? 'task' : roll < 0.35 ? 'fact' : roll < 0.65 ? 'episode' : 'turn';
   return {
     id,
     userId,
@@ -112,7 +118,7 @@ function randomDoc(id: string, userId: string, random: () => number, pinnedShare
     pinned: random() < pinnedShare,
     archived: random() < 0.1,
     times: random() < datedShare ? LAST_WEEK : [],
-    fields: {},
+    fields: kind === 'turn' ? { speaker: pick(random, SPEAKERS) } : {},
   };
 }
 
@@ -154,7 +160,9 @@ function buildStore(spec: StoreSpec): Store {
       index.remove(m.doc.id);
       live.delete(m.doc.id);
     } else if (roll < 0.2) {
-      const doc = { ...m.doc, pinned: !m.doc.pinned, times: random() < datedShare ? LAST_WEEK : [], importance: random(), touchedAt: NOW - Math.floor(random() * 30 * DAY) };
+      // A turn's speaker changes too: the index must forget the old one (its row code and its count of rows).
+      const fields = m.doc.kind === 'turn' ? { speaker: pick(random, SPEAKERS) } : m.doc.fields;
+      const doc = { ...m.doc, fields, pinned: !m.doc.pinned, times: random() < datedShare ? LAST_WEEK : [], importance: random(), touchedAt: NOW - Math.floor(random() * 30 * DAY) };
       index.updateDoc(doc);
       live.set(doc.id, { ...m, doc });
     } else if (roll < 0.25) {
@@ -162,6 +170,12 @@ function buildStore(spec: StoreSpec): Store {
       index.upsert(moved);
       live.set(m.doc.id, moved);
     }
+  }
+  // New memories after the removals: their rows are ones that removed rows left (the index must not read those rows' old values).
+  for (let i = 0; i < Math.ceil(n / 10); i++) {
+    const m = { doc: randomDoc(`n${String(i).padStart(4, '0')}`, 'u', random, pinnedShare, datedShare), text: randomText(random), vector: unit(dim, random) };
+    index.upsert(m);
+    live.set(m.doc.id, m);
   }
   return { index, live, dim, simd };
 }
@@ -196,21 +210,26 @@ function fullRanking(store: Store, query: { vector: Float32Array; text: string }
       const relevance = r.denseWeight * Math.max(0, cosine.get(doc.id)!) + (1 - r.denseWeight) * keyword;
       const recency = Math.pow(0.5, Math.max(0, NOW - doc.touchedAt) / r.halfLifeMs);
       const w = r.weights;
-      const multiplier = doc.times.length > 0 && r.timeBoost > 0 ? r.sourceWeights[doc.kind] * (1 + r.timeBoost) : r.sourceWeights[doc.kind];
+      const timed = doc.times.length > 0 && r.timeBoost > 0 ? r.sourceWeights[doc.kind] * (1 + r.timeBoost) : r.sourceWeights[doc.kind];
+      const named = doc.kind === 'turn' && r.speakerBoost > 0 && r.namedSpeakers.has(doc.fields.speaker as string);
+      const multiplier = named ? timed * (1 + r.speakerBoost) : timed;
       const score = multiplier * (w.similarity * relevance + w.importance * doc.importance + w.recency * recency + w.pinned * (doc.pinned ? 1 : 0));
-      return { id: doc.id, score, keyword };
+      return { id: doc.id, score, keyword, speakerMatch: named ? 1 + r.speakerBoost : undefined };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
 describe('MemoryIndex.search is exact', () => {
-  it('returns the first k of the full ranking (ids and scores), whatever the pins, importance, ages, dates, weights, keywords and filters', () => {
+  it('returns the first k of the full ranking (ids and scores), whatever the pins, importance, ages, dates, speakers, weights, keywords and filters', () => {
     fc.assert(
       fc.property(storeArb, fc.array(fc.tuple(rankingArb, filterArb, queryArb), { minLength: 1, maxLength: 4 }), (spec, searches) => {
         const store = buildStore(spec);
         const stored = [...store.live.values()].filter((m) => m.doc.userId === 'u');
+        // The speakers the index knows are exactly those of the user's live turns, after every add, move, change and removal.
+        const speakers = new Set(stored.flatMap((m) => (m.doc.kind === 'turn' ? [m.doc.fields.speaker as string] : [])));
+        expect(store.index.namedSpeakers('u', 'Ana, Bo, Cy and Dee').speakers.sort()).toEqual([...speakers].sort());
         for (const [options, filter, q] of searches) {
-          const ranking = { ...resolveRanking(options), timeBoost: q.timeBoost };
+          const ranking = { ...resolveRanking(options), timeBoost: q.timeBoost, namedSpeakers: new Set(q.named) };
           const vector = q.like >= 0 && stored.length > 0 ? stored[q.like % stored.length]!.vector : unit(spec.dim, rng(spec.seed + q.like + 7));
           const query = { vector, text: q.words.join(' ') };
           const expected = fullRanking(store, query, filter, ranking).slice(0, q.k);
@@ -218,6 +237,7 @@ describe('MemoryIndex.search is exact', () => {
           expect(hits.map((h) => ({ id: h.id, score: h.score }))).toEqual(expected.map(({ id, score }) => ({ id, score })));
           // The keyword part is normalised by the best match among the filtered memories, not among some pool.
           if (ranking.denseWeight < 1) expect(hits.map((h) => h.parts.keyword)).toEqual(expected.map((e) => e.keyword));
+          expect(hits.map((h) => h.parts.speakerMatch)).toEqual(expected.map((e) => e.speakerMatch));
         }
       }),
       { numRuns: 150 },
@@ -242,19 +262,25 @@ describe('MemoryIndex.search is exact', () => {
     expect(top).toEqual(['m1999', 'm1998', 'm0']);
   });
 
-  it('finds a dated memory below the dense top k on a question about time, and only then', () => {
+  /** n memories m0000…, whose cosine with the returned query falls with their number; `doc` gives each its other parts. */
+  function fallingCosines(seed: number, n: number, doc: (i: number) => Pick<IndexDoc, 'kind' | 'times' | 'fields'>) {
     const dim = 16;
-    const random = rng(9);
+    const random = rng(seed);
     const index = new MemoryIndex(dim);
     const query = unit(dim, random);
-    // Cosine falls with the number; only m0300 gives a relative time ("last week"). Dense only, so the boost alone can lift it.
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < n; i++) {
       const noise = unit(dim, random);
-      const v = query.map((x, j) => x * (1 - i / 400) + noise[j]! * (i / 400));
+      const v = query.map((x, j) => x * (1 - i / n) + noise[j]! * (i / n));
       const norm = Math.hypot(...v);
-      const doc: IndexDoc = { id: `m${String(i).padStart(4, '0')}`, userId: 'u', kind: 'fact', createdAt: NOW, touchedAt: NOW, tags: [], importance: 0.5, pinned: false, archived: false, times: i === 300 ? LAST_WEEK : [], fields: {} };
-      index.upsert({ doc, text: `note ${i}`, vector: v.map((x) => x / norm) });
+      const base = { id: `m${String(i).padStart(4, '0')}`, userId: 'u', createdAt: NOW, touchedAt: NOW, tags: [], importance: 0.5, pinned: false, archived: false };
+      index.upsert({ doc: { ...base, ...doc(i) }, text: `note ${i}`, vector: v.map((x) => x / norm) });
     }
+    return { index, query };
+  }
+
+  it('finds a dated memory below the dense top k on a question about time, and only then', () => {
+    // Only m0300 gives a relative time ("last week"). Dense only, so the boost alone can lift it.
+    const { index, query } = fallingCosines(9, 400, (i) => ({ kind: 'fact', times: i === 300 ? LAST_WEEK : [], fields: {} }));
     const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, timeQuestionBoost: 4 });
     const asked = index.search('u', { vector: query, text: '' }, { k: 3, ranking: { ...ranking, timeBoost: 4 }, now: NOW });
     const plain = index.search('u', { vector: query, text: '' }, { k: 3, ranking, now: NOW });
@@ -263,5 +289,26 @@ describe('MemoryIndex.search is exact', () => {
     expect(asked[0]!.parts.timeMatch).toBe(5);
     expect(asked[0]!.score).toBe(5 * asked[0]!.parts.similarity);
     expect(asked[1]!.parts.timeMatch).toBeUndefined();
+  });
+
+  it('finds a turn of a named speaker below the dense top k, only when named; a speaker whose turns are gone is not named', () => {
+    // m0200 is the only turn by Bo, the rest are Ana's. Dense only, so the boost alone can lift it.
+    const { index, query } = fallingCosines(11, 300, (i) => ({ kind: 'turn', times: [], fields: { speaker: i === 200 ? 'Bo' : 'Ana' } }));
+    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, speakerBoost: 4 });
+    const named = index.namedSpeakers('u', "What is Bo's favourite note?");
+    expect(named).toEqual({ speakers: ['Bo'], text: 'What is favourite note?' });
+    const asked = index.search('u', { vector: query, text: '' }, { k: 3, ranking: { ...ranking, namedSpeakers: new Set(named.speakers) }, now: NOW });
+    const plain = index.search('u', { vector: query, text: '' }, { k: 3, ranking, now: NOW });
+    expect(plain.map((h) => h.id)).toEqual(['m0000', 'm0001', 'm0002']);
+    expect(asked.map((h) => h.id)).toEqual(['m0200', 'm0000', 'm0001']);
+    expect(asked[0]!.parts.speakerMatch).toBe(5);
+    expect(asked[0]!.score).toBe(5 * asked[0]!.parts.similarity);
+    expect(asked[1]!.parts.speakerMatch).toBeUndefined();
+    // Bo's one turn is removed (after Ana's rows moved around it): Bo is no longer a speaker, so no longer named.
+    index.remove('m0100');
+    index.remove('m0200');
+    expect(index.namedSpeakers('u', "What is Bo's favourite note?")).toEqual({ speakers: [], text: "What is Bo's favourite note?" });
+    expect(index.namedSpeakers('u', 'What did ana say?').speakers).toEqual(['Ana']);
+    expect(index.namedSpeakers('other', 'What did Ana say?').speakers).toEqual([]);
   });
 });

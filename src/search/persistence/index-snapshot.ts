@@ -29,8 +29,9 @@ export type { SnapshotPage } from './snapshot-page.js';
 /**
  * 4: the header lists `pages` (format 3 called them blocks, a word the vector store uses for its own rows).
  * 5: a document's flags say whether its text gives a relative time (`dated`); a format-4 page never set it.
+ * 6: a turn's indexed text is its words alone (format 5 put its speaker's name before them: search/indexed-text.ts).
  */
-const FORMAT = 5;
+const FORMAT = 6;
 /** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
 export const PAGE_SIZE = 2048;
 const HEADER_KEY = 'header';
