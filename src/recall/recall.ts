@@ -7,6 +7,7 @@ import { toEpochMs, type RecallOptions } from '../schema/query.js';
 import { rankingFor, type ScoreParts } from '../search/ranking.js';
 import type { TimeMention } from '../schema/time-mention.js';
 import type { AccessTimes } from './access-times.js';
+import { capPerSession } from './session-cap.js';
 import { carryToFollowingTurns } from './turn-context.js';
 
 export type { MemoryRecord };
@@ -46,12 +47,26 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
   };
   const text = { vector: vector!, text: named.text };
   const ranking = rankingFor(ctx.ranking, query, named.speakers);
-  const hits = ctx.index.search(userId, text, { k, ...filter, ranking, now: ctx.now() });
-  const records = await readHits(ctx, hits);
-  // A record deleted by another tab since the index saw it is simply skipped.
-  let out: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
-  // Turns can be ranked by the turns before them in their session (turn-context.ts).
-  if (out.some((hit) => hit.memory.type === 'turn')) out = await carryToFollowingTurns(ctx, userId, text, out, filter, k, ranking);
+  const cap = options.maxPerSession;
+  let out: RecallHit[] = [];
+  // With a per-session cap, the best `fetch` are ranked and capped, and `fetch` grows until the k kept are certain:
+  // every memory not fetched scores at most the last fetched one (and a turn it carries, less).
+  for (let fetch = cap === undefined ? k : k * CAP_FETCH_FACTOR; ; fetch = Math.min(fetch * CAP_FETCH_FACTOR, MAX_CAP_FETCH)) {
+    const hits = ctx.index.search(userId, text, { k: fetch, ...filter, ranking, now: ctx.now() });
+    const records = await readHits(ctx, hits);
+    // A record deleted by another tab since the index saw it is simply skipped.
+    let ranked: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
+    // Turns can be ranked by the turns before them in their session (turn-context.ts).
+    if (ranked.some((hit) => hit.memory.type === 'turn')) ranked = await carryToFollowingTurns(ctx, userId, text, ranked, filter, fetch, ranking);
+    if (cap === undefined) {
+      out = ranked;
+      break;
+    }
+    out = capPerSession(ranked, cap, k);
+    const everything = hits.length < fetch;
+    const certain = out.length === k && out[k - 1]!.score > hits[hits.length - 1]!.score;
+    if (everything || certain || fetch === MAX_CAP_FETCH) break;
+  }
   // The relative times were resolved when the memory was indexed (search/index-doc.ts); each hit gets its own copy.
   for (const hit of out) {
     const times = ctx.index.doc(hit.memory.id)?.times;
@@ -61,6 +76,11 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
   if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;
 }
+
+/** How much further than k a capped recall looks at first, and how much further each time the k kept are not yet certain. */
+const CAP_FETCH_FACTOR = 4;
+/** The most memories a capped recall ranks (one read of their records): past that it keeps what it found. */
+const MAX_CAP_FETCH = 4_000;
 
 async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: string }[]): Promise<(MemoryRecord | undefined)[]> {
   const { db } = ctx;
