@@ -110,6 +110,8 @@ export class Engine {
 
   static async open(config: EngineConfig, hooks: EngineHooks = {}): Promise<Engine> {
     const db = new EngramDatabase(config.name, { indexedDB: hooks.indexedDB, IDBKeyRange: hooks.IDBKeyRange });
+    // Without a snapshot nothing replays the write log, and nothing would empty it.
+    db.writeMark.logging = config.indexSnapshot !== false;
     try {
       await db.open();
     } catch (error) {

@@ -62,6 +62,26 @@ export const eventRecordSchema = z.object({
 export type EventRecord = z.infer<typeof eventRecordSchema>;
 
 /** A key/value row of the `meta` table (embedder stamp, write mark, capture state). */
+/**
+ * A row of the `indexLog` table: which memories one mutation of a readwrite
+ * transaction wrote (store/write-mark.ts), between the write marks before
+ * and after that transaction. An open whose index snapshot lags the store
+ * replays the memories of the transactions since the snapshot's mark
+ * instead of reading every record (search/persistence/index-snapshot.ts);
+ * a save of the snapshot empties the log.
+ */
+export const indexLogRowSchema = z.object({
+  seq: z.optional(z.number().check(z.int(), z.positive())),
+  /** The store's write mark before the transaction, and after it. */
+  previous: z.string(),
+  mark: z.string().check(z.minLength(1)),
+  /** The memories it wrote or deleted; null when they cannot be told (a range delete, a dropped vector block): no replay past it. */
+  ids: z.nullable(z.array(idSchema)),
+  /** The vector blocks it wrote (their keys): where the new vectors of those memories are. */
+  blocks: z.optional(z.array(z.string())),
+});
+export type IndexLogRow = z.infer<typeof indexLogRowSchema>;
+
 export const metaRecordSchema = z.object({ key: z.string().check(z.minLength(1)), value: z.unknown() });
 export type MetaRecord = z.infer<typeof metaRecordSchema>;
 

@@ -34,6 +34,12 @@ export interface IndexEntry {
   vector: Float32Array;
 }
 
+/** A memory's new state, replayed at open: its entry, or none when it left the index (deleted, or retired). */
+export interface IndexChange {
+  id: string;
+  entry?: IndexEntry;
+}
+
 /** Memories loaded together at open (one snapshot block): row i of each field is memory i. */
 export interface IndexBatch {
   /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
@@ -187,6 +193,35 @@ export class MemoryIndex {
       this.observer?.changed(id);
     }
     appendRun(n);
+  }
+
+  /**
+   * Applies writes made after the loaded snapshot (replayed from the write
+   * log at open), in order, as `upsert` and `remove` would, except that the
+   * keyword work is queued behind the snapshot's own (a removal as a null
+   * text): nothing forces every posting of a user to be built at open.
+   */
+  replay(changes: readonly IndexChange[]): void {
+    for (const { id, entry } of changes) {
+      const userId = this.docs.userIdOf(id);
+      if (userId !== undefined && (!entry || entry.doc.userId !== userId)) {
+        const user = this.users.get(userId)!;
+        const row = user.vectors.row(id);
+        if (row !== undefined) user.signals.release(row);
+        user.vectors.remove(id);
+        user.pendingKeywords.add([id], [null]);
+        this.docs.delete(id);
+        this.observer?.removed(id);
+      }
+      if (!entry) continue;
+      const user = this.userIndex(entry.doc.userId);
+      const fresh = user.vectors.row(id) === undefined;
+      user.vectors.upsert(id, entry.vector);
+      setSignals(user, entry.doc, fresh);
+      user.pendingKeywords.add([id], [entry.text]);
+      this.docs.set(entry.doc, entry.text);
+      this.observer?.changed(id);
+    }
   }
 
   /** The int8 copy of `ids`' rows, in the form `loadBatch` takes back; undefined if the index keeps none or lacks an id. */

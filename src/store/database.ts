@@ -2,7 +2,7 @@ import Dexie, { type Table } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { Turn } from '../schema/turn.js';
-import type { EventRecord, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
+import type { EventRecord, IndexLogRow, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
 import type { ProfileRecord } from '../schema/profile.js';
 import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
 import { changeFeedMiddleware, type ChangeFeed } from './change-feed.js';
@@ -37,6 +37,8 @@ export class EngramDatabase extends Dexie {
   steps!: Table<StepRecord, string>;
   patterns!: Table<PatternRecord, string>;
   snapshot!: Table<SnapshotRow, string>;
+  /** The memories each write since the last snapshot save wrote (see write-mark.ts): what an open replays onto a lagging snapshot. */
+  indexLog!: Table<IndexLogRow, number>;
   /** Which committed write the store is at (see write-mark.ts); the index snapshot is valid only at the same mark. */
   readonly writeMark: WriteMark;
   /** Every committed transaction's rows (see change-feed.ts): how the indexes and the app hear of each write. */
@@ -75,6 +77,8 @@ export class EngramDatabase extends Dexie {
       });
     // v5: conversation turns (what observe() keeps without an LLM, and turns.add); `[userId+createdAt]` serves listing and retention, `[userId+seq]` a turn's neighbours.
     this.version(5).stores({ turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
+    // v6: the log of writes since the index snapshot (see write-mark.ts), so a snapshot that lags (a tab killed before it was saved) is replayed, not rebuilt.
+    this.version(6).stores({ indexLog: '++seq' });
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();

@@ -1,11 +1,14 @@
-import type { DBCore, DBCoreMutateRequest, DBCoreTransaction, Middleware } from 'dexie';
+import type { DBCore, DBCoreMutateRequest, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie';
 import { newId } from '../ids.js';
+import type { IndexLogRow, VectorBlock } from '../schema/records.js';
 
 /** The tables whose contents the search index mirrors: a write to any of them moves the mark. */
 export const INDEXED_TABLES: ReadonlySet<string> = new Set(['facts', 'episodes', 'turns', 'vectorBlocks']);
 export const WRITE_MARK_KEY = 'writeMark';
 /** The mark of a store no engine has written since marks exist (a new or pre-v3 database). */
 export const NO_MARK = '';
+/** The table of the write log (what each write since the snapshot wrote: `IndexLogRow`). */
+export const INDEX_LOG_TABLE = 'indexLog';
 
 /**
  * This engine's view of the store's write mark: a random token that every
@@ -21,6 +24,12 @@ export interface WriteMark {
   foreignSeen: boolean;
   /** Called when the index is (re)loaded at `mark` from one consistent read. */
   reset(mark: string): void;
+  /**
+   * Whether writes are logged (`indexLog`): which memories each one wrote,
+   * so an open whose index snapshot lags replays them (index-snapshot.ts).
+   * The engine turns it off when it keeps no snapshot (nothing would empty the log).
+   */
+  logging: boolean;
 }
 
 /** Marks this engine wrote that may not have committed yet (a concurrent own write is not a foreign one). */
@@ -43,16 +52,18 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
       own.length = 0;
       own.push(value);
     },
+    logging: true,
   };
   mark.reset(NO_MARK);
-  const stamped = new WeakMap<DBCoreTransaction, Promise<void>>();
+  const stamped = new WeakMap<DBCoreTransaction, Promise<{ previous: string; next: string }>>();
 
   const middleware: Middleware<DBCore> = {
     stack: 'dbcore',
     name: 'engram-write-mark',
     create(down) {
       const meta = () => down.table('meta');
-      const stamp = (trans: DBCoreTransaction): Promise<void> => {
+      const hasLog = down.schema.tables.some((t) => t.name === INDEX_LOG_TABLE);
+      const stamp = (trans: DBCoreTransaction): Promise<{ previous: string; next: string }> => {
         let done = stamped.get(trans);
         if (!done) {
           const next = newId();
@@ -63,13 +74,16 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
             .then((row: { value?: unknown } | undefined) => {
               const previous = typeof row?.value === 'string' ? row.value : NO_MARK;
               if (!own.includes(previous)) mark.foreignSeen = true;
-              return meta().mutate({ type: 'put', trans, values: [{ key: WRITE_MARK_KEY, value: next }] });
+              return meta()
+                .mutate({ type: 'put', trans, values: [{ key: WRITE_MARK_KEY, value: next }] })
+                .then(() => ({ previous, next }));
             })
-            .then(() => {
+            .then((marks) => {
               // The mark counts as this engine's only once the transaction commits (an aborted one left the old mark).
               const idb = trans as unknown as IDBTransaction;
               if (typeof idb.addEventListener === 'function') idb.addEventListener('complete', () => (mark.committed = next));
               else mark.committed = next;
+              return marks;
             });
           stamped.set(trans, done);
         }
@@ -78,19 +92,51 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
       return {
         ...down,
         transaction(stores, mode, options) {
-          const widened = mode === 'readwrite' && stores.some((s) => INDEXED_TABLES.has(s)) && !stores.includes('meta') ? [...stores, 'meta'] : stores;
-          return down.transaction(widened, mode, options);
+          if (mode !== 'readwrite' || !stores.some((s) => INDEXED_TABLES.has(s))) return down.transaction(stores, mode, options);
+          const extra = ['meta', ...(mark.logging && hasLog ? [INDEX_LOG_TABLE] : [])].filter((s) => !stores.includes(s));
+          return down.transaction([...stores, ...extra], mode, options);
         },
         table(name) {
           const table = down.table(name);
           if (!INDEXED_TABLES.has(name)) return table;
           return {
             ...table,
-            mutate: (req: DBCoreMutateRequest) => stamp(req.trans).then(() => table.mutate(req)),
+            mutate: (req: DBCoreMutateRequest) =>
+              stamp(req.trans).then(async (marks) => {
+                if (inScope(req.trans, INDEX_LOG_TABLE)) {
+                  const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req) };
+                  if (name === 'vectorBlocks' && (req.type === 'put' || req.type === 'add')) row.blocks = (req.values as VectorBlock[]).map((block) => block.id);
+                  await down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] });
+                }
+                return table.mutate(req);
+              }),
           };
         },
       };
     },
   };
   return { mark, middleware };
+}
+
+/**
+ * The memories a mutation of an indexed table writes or deletes, for the
+ * write log; null when it cannot tell without reading (a range delete, a
+ * deleted vector block), which stops any replay past it. Task vectors are
+ * not memories: the search index holds none.
+ */
+function memoriesOf(table: DBCoreTable, name: string, req: DBCoreMutateRequest): string[] | null {
+  if (req.type === 'deleteRange') return null;
+  if (name === 'vectorBlocks') {
+    if (req.type === 'delete') return null;
+    return (req.values as VectorBlock[]).flatMap((block) => (block.kind === 'task' ? [] : block.ids));
+  }
+  if (req.type === 'delete') return req.keys.map(String);
+  const keyOf = table.schema.primaryKey.extractKey;
+  return req.values.map((value, i) => String(req.keys?.[i] ?? keyOf?.(value)));
+}
+
+/** Whether a transaction's scope holds `store` (the upgrade transaction of an older schema may lack the log). */
+function inScope(trans: DBCoreTransaction, store: string): boolean {
+  const names = (trans as unknown as Partial<IDBTransaction>).objectStoreNames;
+  return !!names && names.contains(store);
 }

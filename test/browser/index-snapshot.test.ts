@@ -86,4 +86,54 @@ describe('index snapshot in Chromium', () => {
     expect(watch.errors).toEqual([]);
     await context.close();
   });
+
+  it('a tab killed before it saved: the next open loads the snapshot and replays the logged writes, answering as a records open', async () => {
+    const context = await demo.browser.newContext();
+    const page = await openDemoTab(context, demo.url);
+    const name = `killed-${Date.now()}`;
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    await withTestMemory(
+      page,
+      async (memory, { topics }) => {
+        await memory.facts.addMany(Array.from({ length: 3000 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `${topics[i % topics.length]} (note ${i})` })), { returnRecords: false });
+        await memory.close();
+      },
+      { topics: TOPICS },
+    );
+
+    // A tab that writes and never saves (no close(), a save delay of an hour), then is closed as a killed tab would be.
+    const dying = await openDemoTab(context, demo.url);
+    await openTestMemory(dying, { name, ranking: COSINE_ONLY, indexSnapshot: { saveDelayMs: 3_600_000 } });
+    await withTestMemory(dying, async (memory) => {
+      await memory.facts.add({ id: 'late', userId: 'ana', text: 'zebra crossing near the office' });
+      await memory.facts.delete('f0');
+      await memory.facts.update('f1', { text: 'zebra print jacket' });
+      await memory.turns.add({ id: 't1', userId: 'ana', speaker: 'Ana', text: 'I play the guitar in a jazz band' });
+    });
+    await dying.close({ runBeforeUnload: false });
+
+    const answers: Record<string, unknown[]> = {};
+    for (const [mode, indexSnapshot] of [
+      ['replayed', undefined],
+      ['records', false],
+    ] as const) {
+      await openTestMemory(page, { name, ranking: COSINE_ONLY, ...(indexSnapshot === false ? { indexSnapshot } : {}) });
+      answers[mode] = await withTestMemory(
+        page,
+        async (memory: Memory, { queries }) => {
+          const info = await memory.info();
+          const out: unknown[] = [info.openedFrom, info.indexed];
+          for (const query of [...queries, 'zebra', 'jazz guitar']) out.push((await memory.recall(query, { userId: 'ana', k: 10, touch: false })).map((h) => [h.memory.id, h.score]));
+          await memory.close();
+          return out;
+        },
+        { queries: QUERIES.map((q) => q.query) },
+      );
+    }
+    expect(answers.replayed!.slice(0, 2)).toEqual(['snapshot', 3001]);
+    expect(answers.records!.slice(0, 2)).toEqual(['records', 3001]);
+    expect(answers.replayed!.slice(2)).toEqual(answers.records!.slice(2));
+    expect((answers.replayed![2 + QUERIES.length] as [string, number][]).map(([id]) => id).slice(0, 2).sort()).toEqual(['f1', 'late']);
+    await context.close();
+  });
 });

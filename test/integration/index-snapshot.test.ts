@@ -223,18 +223,82 @@ describe('index snapshot', () => {
     expect(viaSnapshot).toEqual(viaRecords);
   });
 
-  it('a write the snapshot missed (the tab died before saving) makes the next open read the records', async () => {
+  it('writes the snapshot missed (the tab died before saving) are replayed onto it: the next open answers as one that reads every record', async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 300);
+    await closeIt(first);
+
+    // This engine never gets to save: a huge delay and no close() before the next open. Every kind of write it can make:
+    const dying = await openOn(db, { indexSnapshot: { saveDelayMs: 3_600_000 } });
+    await dying.facts.add({ id: 'unsaved', userId: 'ana', text: 'zebra crossing near the office' });
+    await dying.facts.delete('f0');
+    await dying.facts.update('f1', { text: 'zebra print jacket', pinned: true });
+    await dying.facts.addMany([{ id: 'f-new', userId: 'ben', text: 'went hiking in the Dolomites last week' }]);
+    await dying.turns.add({ id: 't1', userId: 'ana', speaker: 'Ana', text: 'I play guitar in a jazz band' });
+    await dying.episodes.add({ id: 'e-late', userId: 'ben', goal: 'learn the guitar', outcome: 'bought one' });
+    await dying.recall('zebra', { userId: 'ana' }); // an access-time write
+
+    const next = await openOn(db);
+    // 300 facts and an episode, then one fact added, one deleted, one more added, a turn and an episode.
+    expect(await next.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 304 });
+    const replayed = await answers(next);
+    expect((await next.recall('zebra crossing', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('unsaved');
+    const fromRecords = await openOn(db, { indexSnapshot: false });
+    expect((await fromRecords.info()).openedFrom).toBe('records');
+    expect(replayed).toEqual(await answers(fromRecords));
+    await closeIt(fromRecords);
+
+    // Its save brings the snapshot to the store and empties the log: the open after it replays nothing.
+    await closeIt(next);
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    expect(await raw.indexLog.count()).toBe(0);
+    raw.close();
+    const after = await openOn(db);
+    expect(await after.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 304 });
+    expect(await answers(after)).toEqual(replayed);
+  });
+
+  it('an engine does not merge its pages into a snapshot another engine saved from its own rebuild (another layout)', async () => {
+    const db = database();
+    const first = await openOn(db);
+    // Two pages: a rebuild reads the records in id order, not in the order they were written, so its pages differ.
+    await seed(first, 2500);
+    await closeIt(first);
+
+    const a = await openOn(db, { indexSnapshot: { saveDelayMs: 3_600_000 } });
+    await a.facts.add({ id: 'from-a', userId: 'ana', text: 'zebra crossing near the office' });
+    // An engine that does not read the log (an older version) sees a stale snapshot, rebuilds and saves its own layout.
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    await raw.indexLog.clear();
+    const b = await openOn(db);
+    expect((await b.info()).openedFrom).toBe('records');
+    await closeIt(b);
+    // A saves at the same mark: its few dirty pages must not be stitched into b's pages.
+    await closeIt(a);
+    expect(await raw.indexLog.count()).toBe(0);
+    raw.close();
+
+    const next = await openOn(db);
+    expect(await next.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 2502 });
+    const fromRecords = await openOn(db, { indexSnapshot: false });
+    expect(await answers(next)).toEqual(await answers(fromRecords));
+  });
+
+  it('a write the log does not hold (an engine that keeps no snapshot, so no log) makes the next open read the records', async () => {
     const db = database();
     const first = await openOn(db);
     await seed(first, 200);
     await closeIt(first);
 
-    // This engine never gets to save: a huge delay and no close() before the next open.
-    const dying = await openOn(db, { indexSnapshot: { saveDelayMs: 3_600_000 } });
-    await dying.facts.add({ id: 'unsaved', userId: 'ana', text: 'zebra crossing near the office' });
+    const logged = await openOn(db, { indexSnapshot: { saveDelayMs: 3_600_000 } });
+    await logged.facts.add({ id: 'logged', userId: 'ana', text: 'likes green tea' });
+    const unlogged = await openOn(db, { indexSnapshot: false });
+    await unlogged.facts.add({ id: 'unsaved', userId: 'ana', text: 'zebra crossing near the office' });
+    await logged.facts.add({ id: 'logged-2', userId: 'ana', text: 'likes black tea' });
 
     const next = await openOn(db);
-    expect(await next.info()).toMatchObject({ openedFrom: 'records', indexed: 202 });
+    expect(await next.info()).toMatchObject({ openedFrom: 'records', indexed: 204 });
     expect((await next.recall('zebra crossing', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('unsaved');
   });
 

@@ -1,9 +1,10 @@
 import type { EngramDatabase } from '../../store/database.js';
-import type { IndexObserver, MemoryIndex } from '../memory-index.js';
+import type { IndexChange, IndexObserver, MemoryIndex } from '../memory-index.js';
 import { newId } from '../../ids.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
 import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
+import { writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
 
@@ -14,9 +15,11 @@ export type { SnapshotPage } from './snapshot-page.js';
  * memory, and loads each with a few copies (see snapshot-page.ts).
  *
  * It is a cache. IndexedDB's records stay the source of truth; the snapshot
- * is used only when the store is still at the write mark it was saved at
- * (see write-mark.ts) and for the same embedder, otherwise the engine
- * rebuilds from the records and saves a fresh one. Saving rewrites only the
+ * is used only for the same embedder, and when the store is still at the
+ * write mark it was saved at (see write-mark.ts) or the write log holds every
+ * write since (then the memories those wrote are read and replayed onto it:
+ * a tab killed before its last save opens from the snapshot too); otherwise
+ * the engine rebuilds from the records and saves a fresh one. Saving rewrites only the
  * pages that changed since the last save, in one transaction with the
  * header, and only if no write committed since the state was captured.
  */
@@ -29,7 +32,8 @@ export type { SnapshotPage } from './snapshot-page.js';
 /**
  * 4: the header lists `pages` (format 3 called them blocks, a word the vector store uses for its own rows).
  * 5: a document's flags say whether its text gives a relative time (`dated`); a format-4 page never set it.
- * 6: a turn's indexed text is its words alone (format 5 put its speaker's name before them: search/indexed-text.ts).
+ * 6: a turn's indexed text is its words alone (format 5 put its speaker's name before them: search/indexed-text.ts);
+ *    the header names its page layout (`layout`), so a save merges its pages only into a snapshot of the same layout.
  */
 const FORMAT = 6;
 /** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
@@ -41,6 +45,12 @@ export interface SnapshotHeader {
   format: number;
   mark: string;
   embedder: EmbedderStamp;
+  /**
+   * Which assignment of memories to pages the pages follow (`SnapshotPages.layout`): an engine that
+   * built its own (from the records) must not merge its pages with another's, or a memory could be in
+   * two pages or in none.
+   */
+  layout: string;
   /** Each page's current row (rows are copy-on-write: a rewritten page gets a new key). */
   pages: { page: number; key: string }[];
   count: number;
@@ -57,9 +67,12 @@ export class SnapshotPages implements IndexObserver {
   private readonly pageOf = new Map<string, number>();
   private members: Set<string>[] = [];
   private readonly dirty = new Set<number>();
+  /** This assignment of memories to pages: restored with the pages, new when the index is rebuilt. */
+  layout = newId();
 
   /** Starts over from pages read back from IndexedDB (nothing dirty). */
-  restore(pages: { page: number; ids: string[] }[]): void {
+  restore(pages: { page: number; ids: string[] }[], layout: string): void {
+    this.layout = layout;
     this.pageOf.clear();
     this.members = [];
     this.dirty.clear();
@@ -72,6 +85,7 @@ export class SnapshotPages implements IndexObserver {
 
   /** The index was emptied: every page is rewritten (the engine saves with `replace` after a rebuild). */
   cleared(): void {
+    this.layout = newId();
     this.pageOf.clear();
     for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.dirty.add(n);
     this.members = [];
@@ -117,6 +131,11 @@ export class SnapshotPages implements IndexObserver {
     for (const b of pages) this.dirty.add(b);
   }
 
+  /** Marks every live page dirty: the next save writes them all (the stored snapshot is of another layout). */
+  allDirty(): void {
+    for (const page of this.livePages()) this.dirty.add(page);
+  }
+
   /** Pages that hold at least one memory. */
   livePages(): number[] {
     const out: number[] = [];
@@ -128,35 +147,45 @@ export class SnapshotPages implements IndexObserver {
 }
 
 /**
- * Loads the snapshot into `index` if it matches the store's current write
- * mark and the embedder. Mark, header and pages are read in one read
- * transaction, so they are consistent; the pages' payloads (Blobs, see
- * snapshot-page.ts) are then read all at once and each page is loaded as
- * soon as its bytes arrive, while the next ones are still being read.
- * Returns the mark either way (the engine's index is then at that mark) and,
- * when the snapshot was used, its page layout; when it was not (stale, or a
- * page that does not fit together), the index may hold part of it and the
- * caller rebuilds it from the records.
+ * Loads the snapshot into `index` if it is of the embedder and matches the
+ * store's current write mark, or the write log leads from its mark to the
+ * current one (replay-log.ts). Mark, header, log, pages and the memories
+ * written since are read in one read transaction, so they are consistent;
+ * the pages' payloads (Blobs, see snapshot-page.ts) are then read all at
+ * once and each page is loaded as soon as its bytes arrive, while the next
+ * ones are still being read. Returns the mark either way (the engine's
+ * index is then at that mark) and, when the snapshot was used, its page
+ * layout and the changes since it, which the caller replays onto the index
+ * (`MemoryIndex.replay`) once it observes the index again, so the next save
+ * writes their pages; when it was not (stale, or a page that does not fit
+ * together), the index may hold part of it and the caller rebuilds it from
+ * the records.
  */
 export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
   index: MemoryIndex,
-): Promise<{ mark: string; pages: { page: number; ids: string[] }[] | null }> {
-  const { mark, rows } = await db.transaction('r', [db.meta, db.snapshot], async () => {
+): Promise<{ mark: string; pages: { page: number; ids: string[] }[] | null; layout: string; since: IndexChange[] }> {
+  const { mark, rows, layout, since } = await db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
     const usable =
       header &&
       header.format === FORMAT &&
-      header.mark === mark &&
       header.embedder.id === embedder.id &&
       header.embedder.dimension === embedder.dimension &&
       index.dimension === embedder.dimension;
-    if (!usable) return { mark, rows: null };
-    return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[] };
+    if (!usable) return { mark, rows: null, layout: '', since: [] };
+    let since: WrittenMemory[] = [];
+    if (header.mark !== mark) {
+      const written = writtenSince(await db.indexLog.toArray(), header.mark, mark);
+      if (!written) return { mark, rows: null, layout: '', since: [] };
+      since = await writtenMemories(db, [...written.ids], [...written.blocks], embedder.dimension);
+    }
+    return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[], layout: header.layout, since };
   });
-  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return { mark, pages: null };
+  const failed = { mark, pages: null, layout, since: [] };
+  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return failed;
   const payloads = (rows as SnapshotPage[]).map((row) => row.payload.arrayBuffer());
   // Reads left unawaited once a page is refused must not surface as unhandled rejections.
   for (const payload of payloads) payload.catch(() => undefined);
@@ -165,11 +194,22 @@ export async function loadSnapshot(
     const row = rows[i]!;
     const payload = await payloads[i]!.catch(() => null);
     const batch = payload && decodePage(row, payload, embedder.dimension);
-    if (!batch) return { mark, pages: null };
+    if (!batch) return failed;
     index.loadBatch(batch);
     pages.push({ page: row.page, ids: row.docs.ids });
   }
-  return { mark, pages };
+  // A memory whose vector no logged write changed has the snapshot's (replay-log.ts); one with neither is for the full read to repair.
+  const changes: IndexChange[] = [];
+  for (const { id, now } of since) {
+    if (!now) {
+      changes.push({ id });
+      continue;
+    }
+    const vector = now.vector ?? index.vector(id)?.slice();
+    if (!vector) return failed;
+    changes.push({ id, entry: { doc: now.doc, text: now.text, vector } });
+  }
+  return { mark, pages, layout, since: changes };
 }
 
 /** Pages per write transaction while saving: small transactions let queries run between them. */
@@ -203,24 +243,32 @@ export async function saveSnapshot(
   const count = index.size;
 
   let saved = false;
+  let otherLayout = false;
   try {
     for (let i = 0; i < taken.length; i += PAGES_PER_WRITE) {
       const rows = taken.slice(i, i + PAGES_PER_WRITE).map(({ page, ids }) => encodePage(index, ids, page, keyOfPage(page)));
       if (rows.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
       await db.snapshot.bulkPut(rows as SnapshotPage[]);
     }
-    saved = await db.transaction('rw', [db.meta, db.snapshot], async () => {
+    saved = await db.transaction('rw', [db.meta, db.snapshot, db.indexLog], async () => {
       const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
       if (mark !== expectedMark) return false;
       const previous = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
       const keyOf = new Map<number, string>();
-      if (previous?.format === FORMAT) for (const b of previous.pages) if (live.has(b.page)) keyOf.set(b.page, b.key);
+      // The stored pages are this layout's: the pages not rewritten stay. Otherwise every live page must be in this save.
+      if (previous?.format === FORMAT && previous.layout === tracker.layout) {
+        for (const b of previous.pages) if (live.has(b.page)) keyOf.set(b.page, b.key);
+      } else if (taken.length < live.size) {
+        otherLayout = true;
+        return false;
+      }
       for (const { page } of taken) keyOf.set(page, keyOfPage(page));
       const header: SnapshotHeader = {
         key: HEADER_KEY,
         format: FORMAT,
         mark,
         embedder,
+        layout: tracker.layout,
         pages: [...keyOf].map(([page, key]) => ({ page, key })),
         count,
       };
@@ -228,11 +276,15 @@ export async function saveSnapshot(
       const stale = (await db.snapshot.toCollection().primaryKeys()).filter((key) => !keep.has(key));
       await db.snapshot.bulkDelete(stale);
       await db.snapshot.put(header);
+      // The snapshot is at the store's mark: no write since needs replaying.
+      await db.indexLog.clear();
       return true;
     });
   } finally {
     if (!saved) {
       tracker.undo(dirty.map((t) => t.page));
+      // Another engine saved its own layout meanwhile: the next try writes every page.
+      if (otherLayout) tracker.allDirty();
       // Best effort: rows of a save that did not commit are also swept by the next one that does.
       await db.snapshot.bulkDelete(taken.map((t) => keyOfPage(t.page))).catch(() => undefined);
     }

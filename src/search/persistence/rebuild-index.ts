@@ -19,8 +19,9 @@ const REEMBED_BATCH = 256;
  * lost their vector (a crash between versions of engram) are re-embedded too.
  *
  * With `snapshots`, a persisted index snapshot at the store's current write
- * mark is loaded instead of the records (search/persistence/index-snapshot.ts), and the
- * index reports its changes to `snapshots` from then on.
+ * mark, or one the write log brings to it, is loaded instead of the records
+ * (search/persistence/index-snapshot.ts), and the index reports its changes
+ * to `snapshots` from then on.
  */
 export async function rebuildIndex(
   ctx: EngineContext,
@@ -37,10 +38,12 @@ export async function rebuildIndex(
     // Loaded unobserved, then the page layout is restored as saved: nothing is dirty.
     ctx.index.reportChangesTo(undefined);
     ctx.index.clear();
-    const { mark, pages } = await loadSnapshot(db, space, ctx.index);
+    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index);
     if (pages) {
-      snapshots.restore(pages);
+      snapshots.restore(pages, layout);
       ctx.index.reportChangesTo(snapshots);
+      // The writes after the snapshot (a tab killed before it saved): their pages are dirty, so the next save writes them.
+      ctx.index.replay(since);
       db.writeMark.reset(mark);
       onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
       return { reembedded: 0, sameSpace, fromSnapshot: true };

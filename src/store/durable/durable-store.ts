@@ -125,9 +125,9 @@ export async function openDurableStore(directory: string, name: string): Promise
  * IndexedDB versions (Dexie's schema version × 10) whose upgrade only adds
  * object stores: an image written under the version before has rows for
  * stores that are unchanged, so it loads as it is (and the next compaction
- * writes it under the new version). v5 adds `turns`.
+ * writes it under the new version). v5 adds `turns`, v6 `indexLog`.
  */
-const ADDITIVE_VERSIONS: ReadonlySet<number> = new Set([50]);
+const ADDITIVE_VERSIONS: ReadonlySet<number> = new Set([50, 60]);
 
 function loadsAsIs(stored: number, current: number): boolean {
   if (stored > current) return false;
