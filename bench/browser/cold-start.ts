@@ -10,8 +10,14 @@
  *   npm run bench:cold
  *   BENCH_SIZE=100000 BENCH_DIMS=384 BENCH_RELOADS=7 BENCH_SYSTEM=engram npm run bench:cold
  *
+ * With BENCH_KILLED=n, each reload also writes n facts one by one after its
+ * first answer and is then left without close(), as a killed tab: the next
+ * reload opens a snapshot that missed them (engram replays its write log;
+ * the count grows by n per reload).
+ *
  * Environment: BENCH_SIZE (100000), BENCH_DIMS (128,384), BENCH_RELOADS (5),
- * BENCH_SYSTEM (engram; any system of the full benchmark), CHROMIUM_PATH.
+ * BENCH_SYSTEM (engram; any system of the full benchmark), BENCH_KILLED (0),
+ * CHROMIUM_PATH.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +31,7 @@ const SIZE = Number(process.env.BENCH_SIZE ?? 100_000);
 const DIMS = (process.env.BENCH_DIMS ?? '128,384').split(',').map(Number);
 const RELOADS = Number(process.env.BENCH_RELOADS ?? 5);
 const SYSTEM = process.env.BENCH_SYSTEM ?? 'engram';
+const KILLED = Number(process.env.BENCH_KILLED ?? 0);
 /** Queries only to satisfy `warm`; the cold start is what this measures. */
 const QUERIES = 20;
 
@@ -55,17 +62,18 @@ try {
     const firsts: number[] = [];
     const reopens: number[] = [];
     for (let i = 0; i < RELOADS; i++) {
-      await page.goto(`${server.url}?cold=${SYSTEM}&dimension=${dimension}&size=${SIZE}`);
+      await page.goto(`${server.url}?cold=${SYSTEM}&dimension=${dimension}&size=${SIZE}${KILLED > 0 ? `&killed=${KILLED}` : ''}`);
       const handle = await page.waitForFunction(() => (globalThis as { coldResult?: unknown }).coldResult, null, { timeout: 600_000, polling: 50 });
       const cold = (await handle.jsonValue()) as ColdResult & { error?: string };
       if (cold.error) throw new Error(`cold start: ${cold.error}`);
-      if (cold.count !== SIZE) throw new Error(`cold start found ${cold.count} of ${SIZE} memories`);
+      // Each killed reload left KILLED more (its writes were acknowledged, so the next open must find them).
+      if (cold.count !== SIZE + i * KILLED) throw new Error(`cold start found ${cold.count} of ${SIZE + i * KILLED} memories`);
       firsts.push(cold.firstAnswerMs);
       reopens.push(cold.reopenToAnswerMs);
       process.stderr.write(`  reload ${i + 1}: ${Math.round(cold.firstAnswerMs)} ms (reopen → answer ${Math.round(cold.reopenToAnswerMs)} ms), load ${load()}\n`);
     }
     console.log(
-      `${SYSTEM}, ${SIZE.toLocaleString('en-US')} × ${dimension}-d: cold start median ${Math.round(median(firsts))} ms ` +
+      `${SYSTEM}, ${SIZE.toLocaleString('en-US')} × ${dimension}-d${KILLED > 0 ? `, tab killed after ${KILLED} writes` : ''}: cold start median ${Math.round(median(firsts))} ms ` +
         `(reopen → answer ${Math.round(median(reopens))} ms) over ${RELOADS} reloads [${firsts.map(Math.round).join(', ')}]`,
     );
     await page.evaluate(() => bench.cleanup());

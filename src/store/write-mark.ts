@@ -104,7 +104,9 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
             mutate: (req: DBCoreMutateRequest) =>
               stamp(req.trans).then(async (marks) => {
                 if (inScope(req.trans, INDEX_LOG_TABLE)) {
-                  const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req) };
+                  // Awaited here, not in a helper: a Dexie promise awaited directly keeps the transaction's zone (a native one would not).
+                  const deleted = name === 'vectorBlocks' && req.type === 'delete' ? ((await table.getMany({ trans: req.trans, keys: req.keys })) as (VectorBlock | undefined)[]) : [];
+                  const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req, deleted) };
                   if (name === 'vectorBlocks' && (req.type === 'put' || req.type === 'add')) row.blocks = (req.values as VectorBlock[]).map((block) => block.id);
                   await down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] });
                 }
@@ -120,15 +122,16 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
 
 /**
  * The memories a mutation of an indexed table writes or deletes, for the
- * write log; null when it cannot tell without reading (a range delete, a
- * deleted vector block), which stops any replay past it. Task vectors are
- * not memories: the search index holds none.
+ * write log; null for a range delete (clearing a table), which stops any
+ * replay past it. `deletedBlocks`: the vector blocks a delete removes, read
+ * before it (a block left empty, or a memory's vector dropped), for the
+ * memories they held. Task vectors are not memories: the search index holds none.
  */
-function memoriesOf(table: DBCoreTable, name: string, req: DBCoreMutateRequest): string[] | null {
+function memoriesOf(table: DBCoreTable, name: string, req: DBCoreMutateRequest, deletedBlocks: readonly (VectorBlock | undefined)[]): string[] | null {
   if (req.type === 'deleteRange') return null;
   if (name === 'vectorBlocks') {
-    if (req.type === 'delete') return null;
-    return (req.values as VectorBlock[]).flatMap((block) => (block.kind === 'task' ? [] : block.ids));
+    const blocks = req.type === 'delete' ? deletedBlocks : (req.values as VectorBlock[]);
+    return blocks.flatMap((block) => (!block || block.kind === 'task' ? [] : block.ids));
   }
   if (req.type === 'delete') return req.keys.map(String);
   const keyOf = table.schema.primaryKey.extractKey;

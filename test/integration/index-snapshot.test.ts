@@ -238,9 +238,12 @@ describe('index snapshot', () => {
     await dying.turns.add({ id: 't1', userId: 'ana', speaker: 'Ana', text: 'I play guitar in a jazz band' });
     await dying.episodes.add({ id: 'e-late', userId: 'ben', goal: 'learn the guitar', outcome: 'bought one' });
     await dying.recall('zebra', { userId: 'ana' }); // an access-time write
+    // A fact added alone (its vector in a block of its own), then deleted: the block is deleted, and the log says whose it was.
+    await dying.facts.add({ id: 'x1', userId: 'ana', text: 'orders green curry every friday' });
+    await dying.facts.delete('x1');
 
     const next = await openOn(db);
-    // 300 facts and an episode, then one fact added, one deleted, one more added, a turn and an episode.
+    // 300 facts and an episode, then one fact added, one deleted, one more added, a turn and an episode (x1 came and went).
     expect(await next.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 304 });
     const replayed = await answers(next);
     expect((await next.recall('zebra crossing', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('unsaved');

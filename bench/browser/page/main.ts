@@ -117,7 +117,12 @@ async function cold(params: URLSearchParams) {
     const firstAnswerMs = performance.now(); // since the navigation started
     const reopenToAnswerMs = firstAnswerMs - reopenStarted;
     const count = await system.count();
-    await system.close();
+    // "Tab killed": writes the snapshot will miss, then no close(); the harness navigates away (bench:cold, BENCH_KILLED=1).
+    const killed = Number(params.get('killed') ?? 0);
+    if (killed > 0) {
+      if (!system.writeAfter) throw new Error(`${params.get('cold')} has no "tab killed" variant`);
+      await system.writeAfter(killed, dimension);
+    } else await system.close();
     return { firstAnswerMs, reopenToAnswerMs, count, answered: answer.length };
   }, 0);
   return { ...opened.value, longTasks: opened.longTasks };

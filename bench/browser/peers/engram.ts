@@ -1,6 +1,7 @@
 import { createMemory, type Memory, type RankingOptions } from 'engram';
 import { insertFacts, memoryOptions, recallIds, VECTOR_ONLY } from './engram-calls.js';
 import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
+import { dataset } from '../page/dataset.js';
 
 /**
  * engram through its public API, in its Web Worker. The precomputed vectors
@@ -65,6 +66,14 @@ export const engram: SystemModule = {
       count: async () => (await memory.info()).indexed,
       queryVector: (q, k) => recallIds(memory, q, k),
       close: () => memory.close(),
+      async writeAfter(n, dimension) {
+        // Fresh random directions: a vector equal to a stored fact's would merge into it (facts.add), not add one.
+        const { texts } = dataset(n, dimension, 1);
+        for (let i = 0; i < n; i++) {
+          const embedding = Float32Array.from({ length: dimension }, () => Math.random() - 0.5);
+          await memory.facts.add({ text: `${texts[i]!} (written before the tab was killed)`, embedding });
+        }
+      },
     };
     return reopened;
   },

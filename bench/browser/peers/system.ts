@@ -23,6 +23,8 @@ export interface ReopenedSystem {
   count(): Promise<number>;
   queryVector(query: { vector: Float32Array; text: string }, k: number): Promise<number[]>;
   close(): Promise<void>;
+  /** For the "tab killed" cold start (bench:cold, BENCH_KILLED=1): `n` durable single writes, after which the page is left without close(). */
+  writeAfter?(n: number, dimension: number): Promise<void>;
 }
 
 export interface SystemModule {
