@@ -46,12 +46,39 @@ describe('durable store: loading in batches', () => {
 
     for (const folder of [crashed, directory]) {
       const reopened = await open(folder);
+      // After the crash, the image's index snapshot plus a replay of the journaled write log; after close(), the image's own.
+      expect((await reopened.info()).openedFrom).toBe('snapshot');
       expect(await snapshot(reopened)).toEqual(expected);
       expect((await reopened.info()).indexed).toBe(2_600 + 1_500 - 5);
       expect((await reopened.facts.get('f1999')).text).toBe('updated fact 1999');
       await expect(reopened.facts.get('f1000')).rejects.toThrow(NotFoundError);
       await reopened.close();
     }
+  });
+
+  it('a crash after a snapshot save that reached only memory still opens from the snapshot of the image and the journaled log', async () => {
+    const directory = join(root, 'saved-then-crashed');
+    const first = await open(directory);
+    await first.facts.addMany(Array.from({ length: 400 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `fact number ${i} about topic ${i % 17}` })), { merge: false });
+    await first.close();
+
+    const second = await createMemory({ name: 'agent', directory, embedder: hashEmbedder, indexSnapshot: { saveDelayMs: 10 } });
+    await second.facts.add({ id: 'late-1', userId: 'ana', text: 'a fact after the image' });
+    // A quiet second: the save (10 ms after the write) empties the log in memory, not in the journal (the snapshot it saved is not journaled either).
+    await new Promise((r) => setTimeout(r, 1_000));
+    await second.facts.add({ id: 'late-2', userId: 'ana', text: 'a fact after the save' });
+    await second.facts.delete('f7');
+    const expected = await snapshot(second);
+    const crashed = join(root, 'saved-then-crashed-copy');
+    cpSync(directory, crashed, { recursive: true });
+    unlinkSync(join(crashed, 'agent', 'LOCK'));
+    await second.close();
+
+    const reopened = await open(crashed);
+    expect(await reopened.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 401 });
+    expect(await snapshot(reopened)).toEqual(expected);
+    expect((await reopened.recall('a fact after the save', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('late-2');
+    await reopened.close();
   });
 
   it('storing the image directly in fake-indexeddb gives what put gives: every row, every index, the key generator', async () => {

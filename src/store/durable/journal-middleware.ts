@@ -15,6 +15,15 @@ export type JournalOp =
  */
 export const UNJOURNALED: ReadonlySet<string> = new Set(['snapshot']);
 
+/**
+ * Tables whose additions are journaled but not their deletions: the write log
+ * (`indexLog`, store/write-mark.ts) is emptied by each snapshot save, and the
+ * snapshot itself reaches disk only with the next image. After a crash, the
+ * image's snapshot must still find every write since it in the log, so the
+ * journal keeps them; the next image holds the log as it is in memory.
+ */
+export const APPEND_ONLY: ReadonlySet<string> = new Set(['indexLog']);
+
 interface Captured {
   op: JournalOp;
   result?: DBCoreMutateResponse;
@@ -67,6 +76,7 @@ export function journalMiddleware(sink: { commit(ops: JournalOp[]): void; failur
             mutate(req: DBCoreMutateRequest) {
               const failure = sink.failure();
               if (failure) return Promise.reject(failure);
+              if (APPEND_ONLY.has(name) && req.type !== 'add' && req.type !== 'put') return table.mutate(req);
               let captured: Captured;
               let sent = req;
               if (req.type === 'add' || req.type === 'put') {
