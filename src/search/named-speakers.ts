@@ -1,3 +1,5 @@
+import { tokenize } from './tokenize.js';
+
 /** What a query says about the speakers of a user's turns (see `namedSpeakers`). */
 export interface NamedSpeakers {
   /** The speakers the query names, as they are stored (a turn's `speaker`). */
@@ -24,7 +26,9 @@ export interface NamedSpeakers {
  * contains ("Ana Maria" before "Ana"); names in scripts written without
  * spaces (Chinese, Japanese, Thai…) match inside a run of text. When the
  * names are all the query says, the query keeps them (a query of no words
- * would match nothing). Diacritics must match as written.
+ * would match nothing). A name made only of stop words ("I", "me", "Will") is
+ * never matched: it would be found in almost every query. Diacritics must
+ * match as written.
  */
 export function namedSpeakers(query: string, speakers: Iterable<string>): NamedSpeakers {
   const named: string[] = [];
@@ -51,12 +55,12 @@ const SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
 const patterns = new Map<string, RegExp | null>();
 const PATTERNS_MAX = 10_000;
 
-/** The whole-word, case-insensitive pattern of a name, or null for a name with no letter or digit. */
+/** The whole-word, case-insensitive pattern of a name, or null for a name with no letter or digit, or only stop words. */
 function namePattern(name: string): RegExp | null {
   let pattern = patterns.get(name);
   if (pattern !== undefined) return pattern;
   const trimmed = name.normalize('NFC').trim();
-  if (!WORD.test(trimmed)) pattern = null;
+  if (!WORD.test(trimmed) || tokenize(trimmed).length === 0) pattern = null;
   else {
     const body = trimmed.split(/\s+/u).map((part) => part.replace(SPECIAL, '\\$&')).join('\\s+');
     // A word boundary where the name's edge is in a spaced script; none inside unspaced text.

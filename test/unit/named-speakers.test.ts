@@ -32,6 +32,11 @@ describe('namedSpeakers', () => {
     expect(namedSpeakers('Qu’a dit Jose\u0301 ?', ['José']).speakers).toEqual(['José']);
   });
 
+  it('never matches a name made only of stop words', () => {
+    expect(namedSpeakers('What is a cat? Did I say so?', ['A', 'I', 'me'])).toEqual({ speakers: [], text: 'What is a cat? Did I say so?' });
+    expect(namedSpeakers('What did the user say?', ['user']).speakers).toEqual(['user']);
+  });
+
   it('keeps a query that is only names, and ignores a speaker with no letter or digit', () => {
     expect(namedSpeakers('Caroline?', ['Caroline'])).toEqual({ speakers: ['Caroline'], text: 'Caroline?' });
     expect(namedSpeakers('what about ?!', ['?!', '', '  '])).toEqual({ speakers: [], text: 'what about ?!' });
