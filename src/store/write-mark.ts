@@ -39,7 +39,11 @@ const RECENT_OWN = 64;
  * A Dexie DBCore middleware (the way dexie-cloud tracks mutations): readwrite
  * transactions over an indexed table also get the `meta` store, and their
  * first mutation replaces the mark. Reading the old mark first tells whether
- * someone else wrote since this engine last did.
+ * someone else wrote since this engine last did. While `logging`, they also
+ * get the `indexLog` store, and each mutation adds a row naming the memories
+ * (and vector blocks) it writes, between the old mark and the new one: the
+ * trail an open follows from a lagging snapshot's mark to the store's
+ * (search/persistence/replay-log.ts).
  */
 export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware<DBCore> } {
   const own: string[] = [];
