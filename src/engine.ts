@@ -88,6 +88,8 @@ interface EngineParts {
   signal: ChangeSignal;
   snapshots: SnapshotWriter | null;
   openedFrom: 'snapshot' | 'records';
+  /** Memories the open re-read from the write log onto the snapshot (writes it missed). */
+  replayed: number;
   /** Stops building the keyword postings deferred at open (see search/keyword-warmup.ts). */
   stopKeywordWarmup: () => void;
   /** Aborts LLM calls and jobs in flight when the engine closes. */
@@ -163,7 +165,7 @@ export class Engine {
         config.indexSnapshot === false
           ? null
           : new SnapshotWriter(ctx, { isQuiet: () => calls.size === 0 && queue.active === 0, delayMs: config.indexSnapshot?.saveDelayMs });
-      const { sameSpace, fromSnapshot } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages);
+      const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages);
       snapshots?.start();
       const taskIndex = new MemoryIndex(embedder.dimension);
       const tasks = new TaskStore(ctx, taskIndex, config.tasks ?? {}, queue, counters);
@@ -198,6 +200,7 @@ export class Engine {
         signal,
         snapshots,
         openedFrom: fromSnapshot ? 'snapshot' : 'records',
+        replayed,
         stopKeywordWarmup: buildKeywordsInBackground(ctx.index),
         closing,
         aborts: new CallAborts(),
@@ -466,13 +469,14 @@ export class Engine {
   }
 
   /** Embedder identity and index size, for diagnostics and the inspector. */
-  info(): { name: string; embedder: EmbedderStamp; indexed: number; openedFrom: 'snapshot' | 'records' } {
-    const { ctx, openedFrom } = this.parts;
+  info(): { name: string; embedder: EmbedderStamp; indexed: number; openedFrom: 'snapshot' | 'records'; replayed: number } {
+    const { ctx, openedFrom, replayed } = this.parts;
     return {
       name: ctx.db.name,
       embedder: { id: ctx.embedder.id, dimension: ctx.embedder.dimension },
       indexed: ctx.index.size,
       openedFrom,
+      replayed,
     };
   }
 

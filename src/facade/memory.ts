@@ -435,8 +435,13 @@ export class Memory {
     this.emitter.clear();
   }
 
-  /** Diagnostics: the embedder, how many memories are indexed, and whether this open loaded the index snapshot or read every record. */
-  async info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number; openedFrom: 'snapshot' | 'records' }> {
+  /**
+   * Diagnostics: the embedder, how many memories are indexed, whether this
+   * open loaded the index snapshot or read every record, and how many
+   * memories it re-read from the write log onto the snapshot (writes the
+   * snapshot missed: a tab or process killed before its save).
+   */
+  async info(): Promise<{ name: string; embedder: { id: string; dimension: number }; indexed: number; openedFrom: 'snapshot' | 'records'; replayed: number }> {
     return this.call('read info').info();
   }
 

@@ -27,7 +27,7 @@ export async function rebuildIndex(
   ctx: EngineContext,
   onProgress?: ProgressListener,
   snapshots?: SnapshotPages,
-): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean }> {
+): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean; replayed: number }> {
   const { db, embedder } = ctx;
   const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
   const sameSpace = !!stamp && stamp.id === embedder.id && stamp.dimension === embedder.dimension;
@@ -46,7 +46,7 @@ export async function rebuildIndex(
       ctx.index.replay(since);
       db.writeMark.reset(mark);
       onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
-      return { reembedded: 0, sameSpace, fromSnapshot: true };
+      return { reembedded: 0, sameSpace, fromSnapshot: true, replayed: since.length };
     }
   }
 
@@ -83,7 +83,7 @@ export async function rebuildIndex(
     await db.meta.put({ key: EMBEDDER_META_KEY, value: space satisfies EmbedderStamp });
   }
   onProgress?.({ phase: 'index', progress: 1, loaded: entries.length, total: entries.length, message: 'index ready' });
-  return { reembedded: missing.length, sameSpace, fromSnapshot: false };
+  return { reembedded: missing.length, sameSpace, fromSnapshot: false, replayed: 0 };
 }
 
 async function reembed(
