@@ -1,18 +1,21 @@
 /**
- * Compiles each WebAssembly text file of src/search/simd (dot.wat: the f32
- * kernel, dot-i8.wat: the int8 bounds kernel) and writes it, base64 encoded,
- * to a TypeScript module beside it (dot.wat → dot-wasm.ts exporting
- * DOT_WASM_BASE64, dot-i8.wat → dot-i8-wasm.ts exporting DOT_I8_WASM_BASE64),
- * so the SDK needs no .wasm file loader in any bundler. Run after editing a
- * .wat: `npm run build:wasm`.
+ * Compiles each WebAssembly text file (src/search/simd/split-rows.wat: the
+ * bounds and exact-score kernels over split f32 rows; bench/floor/f32-scan.wat:
+ * the benchmarks' plain f32 SIMD scan) and writes it, base64 encoded, to a
+ * TypeScript module beside it (split-rows.wat → split-rows-wasm.ts exporting
+ * SPLIT_ROWS_WASM_BASE64), so neither needs a .wasm file loader in any
+ * bundler. Run after editing a .wat: `npm run build:wasm`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import wabtFactory from 'wabt';
 
 const wabt = await wabtFactory();
-for (const name of ['dot', 'dot-i8']) {
-  const source = new URL(`../src/search/simd/${name}.wat`, import.meta.url);
-  const target = new URL(`../src/search/simd/${name}-wasm.ts`, import.meta.url);
+for (const [folder, name] of [
+  ['src/search/simd', 'split-rows'],
+  ['bench/floor', 'f32-scan'],
+]) {
+  const source = new URL(`../${folder}/${name}.wat`, import.meta.url);
+  const target = new URL(`../${folder}/${name}-wasm.ts`, import.meta.url);
   const constant = `${name.toUpperCase().replaceAll('-', '_')}_WASM_BASE64`;
   const module = wabt.parseWat(`${name}.wat`, readFileSync(source, 'utf8'), { simd: true });
   module.validate();

@@ -468,13 +468,14 @@ export class Engine {
     await ctx.embedder.dispose?.();
   }
 
-  /** Embedder identity and index size, for diagnostics and the inspector. */
-  info(): { name: string; embedder: EmbedderStamp; indexed: number; openedFrom: 'snapshot' | 'records'; replayed: number } {
+  /** Embedder identity, index size and memory, for diagnostics and the inspector. */
+  info(): { name: string; embedder: EmbedderStamp; indexed: number; vectorBytes: number; openedFrom: 'snapshot' | 'records'; replayed: number } {
     const { ctx, openedFrom, replayed } = this.parts;
     return {
       name: ctx.db.name,
       embedder: { id: ctx.embedder.id, dimension: ctx.embedder.dimension },
       indexed: ctx.index.size,
+      vectorBytes: ctx.index.vectorBytes,
       openedFrom,
       replayed,
     };

@@ -47,7 +47,7 @@ export interface IndexBatch {
   texts: readonly string[];
   /** One vector per memory, end to end. */
   vectors: Float32Array;
-  /** Their int8 copy as `quantizedRows` gave it, when it was kept (the matrix quantises them otherwise). */
+  /** Their bounds' metadata as `quantizedRows` gave it, when it was kept (the matrix computes it otherwise). */
   quantized?: QuantizedRun;
 }
 
@@ -81,6 +81,17 @@ export class MemoryIndex {
   /** Reports every later change of the index to `observer` (the snapshot writer), or to no one. */
   reportChangesTo(observer: IndexObserver | undefined): void {
     this.observer = observer;
+  }
+
+  /**
+   * Bytes the vectors hold in memory: every user's matrix buffer
+   * (WebAssembly memory, or ArrayBuffers in the JS fallback), with scratch
+   * and spare rows. The rest of the index lives on the JS heap.
+   */
+  get vectorBytes(): number {
+    let bytes = 0;
+    for (const user of this.users.values()) bytes += user.vectors.bytes;
+    return bytes;
   }
 
   get size(): number {
@@ -148,8 +159,8 @@ export class MemoryIndex {
 
   /**
    * Bulk load of a batch (at open, from the snapshot), as `load` but with
-   * each user's consecutive rows appended to its matrix in one copy, their
-   * int8 copy restored rather than recomputed, and their documents left in
+   * each user's consecutive rows appended to its matrix in one pass, their
+   * bounds' metadata restored rather than recomputed, and their documents left in
    * column form until they are read.
    */
   loadBatch(batch: IndexBatch): void {
@@ -224,7 +235,7 @@ export class MemoryIndex {
     }
   }
 
-  /** The int8 copy of `ids`' rows, in the form `loadBatch` takes back; undefined if the index keeps none or lacks an id. */
+  /** The bounds' metadata of `ids`' rows, in the form `loadBatch` takes back; undefined if the index lacks an id. */
   quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
     if (ids.length === 0) return undefined;
     // Each user's rows live in that user's matrix: copy runs of consecutive same-user ids, then join them.

@@ -1,19 +1,18 @@
-import { createDotKernel, type DotKernel } from './simd/dot-kernel.js';
-import { QuantizedRows } from './simd/quantized-rows.js';
+import { SplitRows } from './simd/split-rows.js';
 import { TopK } from './top-k.js';
 
 export interface VectorMatrixOptions {
-  /** Rows to allocate for at first (capacity doubles as it fills). */
+  /** Rows to allocate for at first (capacity then grows a block at a time: simd/split-rows.ts). */
   initialCapacity?: number;
   /** false: score in JS even where WebAssembly SIMD is available. */
   simd?: boolean;
   /**
-   * Keep an int8 copy of every row and scan it first, re-scoring only the
-   * rows it cannot rule out in f32. Results are identical either way; false
-   * scans every row in f32 and saves the copy's memory. Default: true where
-   * scoring runs in WebAssembly SIMD (about 3x faster at 100k rows, see
-   * bench/vector-scan.ts), false for the JS fallback (where the int8 loop is
-   * no faster than the f32 one, so the copy would only cost memory).
+   * Bound every row's score from the high halves of its components first
+   * (a bfloat16 scan, half the memory traffic) and score exactly only the
+   * rows the bounds cannot rule out. Results are identical either way; false
+   * scores every row exactly. Default: true where scoring runs in
+   * WebAssembly SIMD (about 2x faster at 100k rows, see bench/vector-scan.ts),
+   * false for the JS fallback (where the bounds pass is no faster).
    */
   quantize?: boolean;
   /** Per-row data kept beside the rows (search/row-signals.ts): told of every capacity change and row move. */
@@ -28,40 +27,38 @@ export interface RowCompanion {
   move(from: number, to: number): void;
 }
 
-/** Bounds on every row's f32 score with one query, `lo[r] ≤ score ≤ hi[r]`; `exact` when they are the scores themselves. */
+/** Bounds on every row's exact score with one query, `lo[r] ≤ score ≤ hi[r]`; `exact` when they are the scores themselves. */
 export interface ScoreBounds {
   lo: Float32Array;
   hi: Float32Array;
   exact: boolean;
 }
 
-/** Rows of a matrix's int8 copy (simd/quantized-rows.ts), as the index snapshot keeps them next to their f32 rows. */
+/** The bounds' per-row metadata (simd/split-rows.ts), as the index snapshot keeps it next to the f32 rows. */
 export interface QuantizedRun {
-  /** `QuantizedRows.layoutOf(dimension)` when the rows were copied out: rows of another layout are quantised again. */
+  /** `SplitRows.layoutOf(dimension)` when the metadata was copied out: metadata of another layout is computed again. */
   layout: string;
-  /** The rows' codes and metadata, end to end. */
+  /** The rows' metadata, end to end (`SplitRows.metadataBytes` a row). */
   rows: Uint8Array;
-  /** Indexes (within the run) of rows the int8 copy cannot bound. */
+  /** Indexes (within the run) of rows whose scores cannot be bounded. */
   unbounded: readonly number[];
 }
 
 /**
- * Exact nearest-neighbour search over one contiguous block of f32 rows.
+ * Exact nearest-neighbour search over one block of f32 rows.
  *
- * Rows are unit vectors, so the dot product is the cosine. Scoring runs in
- * WebAssembly SIMD where available (see simd/dot-kernel.ts); top-k selection
- * is a bounded heap in JS. Deletes move the last row into the hole, so the
- * block stays dense; capacity doubles as it fills.
+ * Rows are unit vectors, so the dot product is the cosine. Each row is
+ * stored once, split into the high and the low halves of its components
+ * (simd/split-rows.ts); scoring runs in WebAssembly SIMD where available;
+ * top-k selection is a bounded heap in JS. Deletes move the last row into
+ * the hole, so the rows stay dense; capacity grows a block of at most 2,048
+ * rows at a time, so at most one block is empty.
  *
- * With `quantize` (the default where SIMD runs) topK first scans an int8
- * copy of the rows (simd/quantized-rows.ts), which gives every row a lower
- * and an upper bound on its f32 score, keeps the rows whose upper bound
- * reaches the k-th best lower bound (see `candidates`), and re-scores only
- * those with the same f32 kernel: the same ids and the same float scores as
- * scanning every row in f32, at about a quarter of the memory traffic. The copy costs `QuantizedRows.bytesPerRow`
- * (d + 24 bytes at a dimension d that is a multiple of 16) on top of the f32
- * row's 4·d + 4. The f32 rows stay, for `vector`, `similarity` and the
- * re-scoring.
+ * With `quantize` (the default where SIMD runs) topK first bounds every
+ * row's score from its high halves, keeps the rows whose upper bound reaches
+ * the k-th best lower bound (see `candidates`), and scores only those
+ * exactly: the same ids and the same float scores as scoring every row
+ * exactly, at about half the memory traffic.
  *
  * Ties: among equal scores the lower row wins and comes first (rows are in
  * insertion order, except that a delete moves the last row into its hole), so
@@ -70,13 +67,12 @@ export interface QuantizedRun {
  */
 export class VectorMatrix {
   readonly dimension: number;
-  /** Row length in floats: the dimension padded with zeros to a multiple of 8 (the SIMD kernel's step). */
-  private readonly stride: number;
-  private readonly kernel: DotKernel;
-  private readonly int8: QuantizedRows | undefined;
-  /** Ids of rows the int8 copy cannot bound (a non-finite component, a huge norm): while any is stored, topK scans in f32. */
+  private readonly rows: SplitRows;
+  private readonly prefilter: boolean;
+  /** Ids of rows whose scores cannot be bounded (a non-finite component, a huge norm): while any is stored, topK scores every row exactly. */
   private readonly unbounded = new Set<string>();
-  private capacity: number;
+  /** Rows the companion has room for (grown by an eighth: its arrays are copied when they grow). */
+  private companionCapacity: number;
   private ids: string[] = [];
   private rowOf = new Map<string, number>();
   private rescored = 0;
@@ -84,14 +80,12 @@ export class VectorMatrix {
 
   constructor(dimension: number, options: VectorMatrixOptions = {}) {
     this.dimension = dimension;
-    this.stride = Math.ceil(dimension / 8) * 8;
-    this.capacity = Math.max(1, options.initialCapacity ?? 64);
-    this.kernel = createDotKernel(this.bytesFor(this.capacity), { simd: options.simd });
+    const capacity = Math.max(1, options.initialCapacity ?? 64);
+    this.rows = new SplitRows(dimension, capacity, { simd: options.simd });
+    this.prefilter = options.quantize ?? this.rows.simd;
     this.companion = options.companion;
-    this.companion?.reserve(this.capacity);
-    if ((options.quantize ?? this.kernel.simd) && QuantizedRows.supports(dimension)) {
-      this.int8 = new QuantizedRows(dimension, this.capacity, { simd: options.simd });
-    }
+    this.companionCapacity = capacity;
+    this.companion?.reserve(capacity);
   }
 
   get size(): number {
@@ -100,15 +94,20 @@ export class VectorMatrix {
 
   /** Whether scoring runs in WebAssembly SIMD. */
   get simd(): boolean {
-    return this.kernel.simd;
+    return this.rows.simd;
   }
 
-  /** Whether topK scans an int8 copy first (see the class comment). */
+  /** Whether topK bounds every row from its high halves first (see the class comment). */
   get quantized(): boolean {
-    return this.int8 !== undefined;
+    return this.prefilter;
   }
 
-  /** How many rows the last topK scored in f32: the re-ranked candidates, or every row for an f32 scan. */
+  /** Bytes the rows hold (a WebAssembly.Memory, or an ArrayBuffer in the JS fallback), scratch and spare capacity included. */
+  get bytes(): number {
+    return this.rows.bytes;
+  }
+
+  /** How many rows the last topK scored exactly: the candidates, or every row for a full scan. */
   get lastRescored(): number {
     return this.rescored;
   }
@@ -137,22 +136,15 @@ export class VectorMatrix {
       this.ids.push(id);
       this.rowOf.set(id, row);
     }
-    const f = this.floats();
-    const start = this.matrixOffset() / 4 + row * this.stride;
-    f.set(vector, start);
-    f.fill(0, start + this.dimension, start + this.stride);
-    if (this.int8) {
-      if (this.int8.write(row, vector)) this.unbounded.delete(id);
-      else this.unbounded.add(id);
-    }
+    if (this.rows.write(row, vector)) this.unbounded.delete(id);
+    else this.unbounded.add(id);
   }
 
   /**
    * Appends rows in bulk (opening an index): `vectors` holds one row per id,
-   * end to end, and `quantized` their int8 copy as `quantizedRows` gave it,
-   * if it was kept. Capacity grows once and the rows go in with a few block
-   * copies; rows whose int8 copy is missing or of another layout are
-   * quantised here, as `upsert` would. The ids must not be in the matrix yet.
+   * end to end, and `quantized` their bounds' metadata as `quantizedRows`
+   * gave it, if it was kept. Capacity grows at most once; metadata that is missing or of another layout is computed here, as
+   * `upsert` would. The ids must not be in the matrix yet.
    */
   append(ids: readonly string[], vectors: Float32Array, quantized?: QuantizedRun): void {
     const count = ids.length;
@@ -169,41 +161,23 @@ export class VectorMatrix {
       }
       this.rowOf.set(id, first + i);
     }
-    const f = this.floats();
-    const base = this.matrixOffset() / 4 + first * this.stride;
-    if (this.stride === this.dimension) {
-      f.set(vectors, base);
-    } else {
-      for (let i = 0; i < count; i++) {
-        const start = base + i * this.stride;
-        f.set(vectors.subarray(i * this.dimension, (i + 1) * this.dimension), start);
-        f.fill(0, start + this.dimension, start + this.stride);
-      }
-    }
+    const fits = quantized && quantized.layout === SplitRows.layoutOf(this.dimension) && quantized.rows.length === count * SplitRows.metadataBytes;
+    const unbounded = this.rows.writeMany(first, vectors, count, fits ? quantized.rows : undefined);
     for (const id of ids) this.ids.push(id);
-    if (!this.int8) return;
-    if (quantized && quantized.layout === QuantizedRows.layoutOf(this.dimension) && quantized.rows.length === count * this.int8.rowBytes) {
-      this.int8.writeRows(first, quantized.rows);
-      for (const i of quantized.unbounded) this.unbounded.add(ids[i]!);
-      return;
-    }
-    for (let i = 0; i < count; i++) {
-      if (!this.int8.write(first + i, vectors.subarray(i * this.dimension, (i + 1) * this.dimension))) this.unbounded.add(ids[i]!);
-    }
+    for (const i of unbounded) this.unbounded.add(ids[i]!);
   }
 
-  /** The int8 copy of `ids`' rows, in the form `append` takes back; undefined when the matrix keeps none (or lacks an id). */
+  /** The bounds' metadata of `ids`' rows, in the form `append` takes back; undefined when an id is missing. */
   quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
-    if (!this.int8) return undefined;
-    const rows = new Uint8Array(ids.length * this.int8.rowBytes);
+    const rows = new Uint8Array(ids.length * SplitRows.metadataBytes);
     const unbounded: number[] = [];
     for (let i = 0; i < ids.length; i++) {
       const row = this.rowOf.get(ids[i]!);
       if (row === undefined) return undefined;
-      rows.set(this.int8.readRows(row, 1), i * this.int8.rowBytes);
+      rows.set(this.rows.metadata(row, 1), i * SplitRows.metadataBytes);
       if (this.unbounded.has(ids[i]!)) unbounded.push(i);
     }
-    return { layout: QuantizedRows.layoutOf(this.dimension), rows, unbounded };
+    return { layout: SplitRows.layoutOf(this.dimension), rows, unbounded };
   }
 
   remove(id: string): boolean {
@@ -211,10 +185,7 @@ export class VectorMatrix {
     if (row === undefined) return false;
     const last = this.ids.length - 1;
     if (row !== last) {
-      const f = this.floats();
-      const base = this.matrixOffset() / 4;
-      f.copyWithin(base + row * this.stride, base + last * this.stride, base + (last + 1) * this.stride);
-      this.int8?.move(last, row);
+      this.rows.move(last, row);
       this.companion?.move(last, row);
       const lastId = this.ids[last]!;
       this.ids[row] = lastId;
@@ -228,27 +199,22 @@ export class VectorMatrix {
 
   /** Cosine of `query` with the stored vector for `id`, or undefined. */
   similarity(id: string, query: Float32Array): number | undefined {
-    const row = this.rowOf.get(id);
-    if (row === undefined) return undefined;
-    const f = this.floats();
-    const start = this.matrixOffset() / 4 + row * this.stride;
+    const vector = this.vector(id);
+    if (!vector) return undefined;
     let sum = 0;
-    for (let j = 0; j < this.dimension; j++) sum += f[start + j]! * query[j]!;
+    for (let j = 0; j < this.dimension; j++) sum += vector[j]! * query[j]!;
     return sum;
   }
 
   vector(id: string): Float32Array | undefined {
     const row = this.rowOf.get(id);
-    if (row === undefined) return undefined;
-    const start = this.matrixOffset() / 4 + row * this.stride;
-    return this.floats().slice(start, start + this.dimension);
+    return row === undefined ? undefined : this.rows.read(row);
   }
 
   /** The `k` rows most similar to `query` (exact), best first. `accept` filters rows before they compete. */
   topK(query: Float32Array, k: number, accept?: (id: string) => boolean): { id: string; score: number }[] {
     const n = this.ids.length;
     if (n === 0 || k <= 0) return [];
-    this.placeQuery(query);
     const bounds = this.boundsOf(query);
     const heap = bounds ? this.rescore(candidates(bounds.lo, bounds.hi, k, accept && ((row) => accept(this.ids[row]!))), k) : this.scan(k, accept);
     return heap.sorted().map(({ row, score }) => ({ id: this.ids[row]!, score }));
@@ -256,42 +222,41 @@ export class VectorMatrix {
 
   /**
    * Bounds on every row's score with `query`, the very score `topK` gives
-   * (row r is `idAt(r)`): from the int8 copy where topK would use it, else
-   * the f32 scores themselves (`exact`). The views are scratch, valid until
-   * the next call on the matrix other than `scoresOf`.
+   * (row r is `idAt(r)`): from the high halves where topK would use them,
+   * else the exact scores themselves (`exact`). The views are scratch, valid
+   * until the next call on the matrix other than `scoresOf`.
    */
   scoreBounds(query: Float32Array): ScoreBounds {
     const n = this.ids.length;
-    this.placeQuery(query);
     const bounds = this.boundsOf(query);
     if (bounds) return { ...bounds, exact: false };
-    const scores = this.scoreRows(n);
+    const scores = this.rows.scores(n);
     this.rescored = n;
     return { lo: scores, hi: scores, exact: true };
   }
 
   /**
    * The exact scores of `rows` with the query of the last `scoreBounds`
-   * (bit for bit those of `topK`), in the order given; scores them in f32
-   * only when the bounds were not already exact.
+   * (bit for bit those of `topK`), in the order given; scores them only when
+   * the bounds were not already exact.
    */
   scoresOf(rows: readonly number[], bounds: ScoreBounds): Float32Array {
     if (bounds.exact) return Float32Array.from(rows, (row) => bounds.lo[row]!);
     this.rescored = rows.length;
-    return this.kernelScores(rows).slice();
+    return this.rows.scoresOf(rows).slice();
   }
 
-  /** The f32 scores of `rows` with `query`, bit for bit those `topK` gives them, in the order given (for a few chosen rows). */
+  /** The exact scores of `rows` with `query`, bit for bit those `topK` gives them, in the order given (for a few chosen rows). */
   scoresFor(query: Float32Array, rows: readonly number[]): Float32Array {
-    this.placeQuery(query);
+    this.rows.placeQuery(query);
     this.rescored = rows.length;
-    return this.kernelScores(rows).slice();
+    return this.rows.scoresOf(rows).slice();
   }
 
-  /** Scores every row in f32 (the query is in place) and keeps the k best accepted ones. */
+  /** Scores every row exactly and keeps the k best accepted ones. */
   private scan(k: number, accept?: (id: string) => boolean): TopK {
     const n = this.ids.length;
-    const scores = this.scoreRows(n);
+    const scores = this.rows.scores(n);
     const heap = new TopK(k);
     for (let row = 0; row < n; row++) {
       const score = scores[row]!;
@@ -303,81 +268,36 @@ export class VectorMatrix {
     return heap;
   }
 
-  /**
-   * Scores `rows` (accepted, ascending) in f32 with the same kernel as `scan`,
-   * so each gets the very score `scan` would give it, and keeps the k best.
-   */
+  /** Scores `rows` (accepted, ascending) exactly, each bit for bit as `scan` would, and keeps the k best. */
   private rescore(rows: number[], k: number): TopK {
     const heap = new TopK(k);
     const n = this.ids.length;
-    if (rows.length * 4 > n) {
-      // Many candidates (a filter that accepts few rows, a zero query): one pass over all is cheaper.
-      const scores = this.scoreRows(n);
-      for (const row of rows) if (heap.wouldAccept(scores[row]!, row)) heap.push(row, scores[row]!);
-    } else {
-      const scores = this.kernelScores(rows);
-      for (let i = 0; i < rows.length; i++) if (heap.wouldAccept(scores[i]!, rows[i]!)) heap.push(rows[i]!, scores[i]!);
+    // Many candidates (a filter that accepts few rows, a zero query): one pass over all is cheaper.
+    const all = rows.length * 4 > n ? this.rows.scores(n) : undefined;
+    const scores = all ?? this.rows.scoresOf(rows);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const score = all ? all[row]! : scores[i]!;
+      if (heap.wouldAccept(score, row)) heap.push(row, score);
     }
     this.rescored = rows.length;
     return heap;
   }
 
-  /** Scores `rows` one by one with the query in place (scratch view, in the order given). */
-  private kernelScores(rows: readonly number[]): Float32Array {
-    if (rows.length * 4 > this.ids.length) {
-      const scores = this.scoreRows(this.ids.length);
-      return Float32Array.from(rows, (row) => scores[row]!);
-    }
-    const out = this.outOffset();
-    const bytes = this.stride * 4;
-    for (let i = 0; i < rows.length; i++) this.kernel.scores(this.matrixOffset() + rows[i]! * bytes, 0, out + i * 4, 1, this.stride);
-    return new Float32Array(this.kernel.buffer(), out, rows.length);
-  }
-
-  /** Puts the query where the kernel reads it (zero-padded to the stride). */
-  private placeQuery(query: Float32Array): void {
-    const f = this.floats();
-    f.set(query, 0);
-    f.fill(0, Math.min(query.length, this.dimension), this.stride);
-  }
-
-  /** The int8 bounds of every row, or undefined where the f32 scan must run. */
+  /** The bounds of every row (the query placed), or undefined where every row must be scored exactly (the query placed too). */
   private boundsOf(query: Float32Array): { lo: Float32Array; hi: Float32Array } | undefined {
-    // A query of another length than the rows' scans in f32, as it always did (the bounds assume equal lengths).
-    if (!this.int8 || this.unbounded.size > 0 || query.length !== this.dimension) return undefined;
-    return this.int8.bounds(query, this.ids.length);
+    // A query of another length than the rows' is scored exactly, as it always was (the bounds assume equal lengths).
+    const bounds = this.prefilter && this.unbounded.size === 0 && query.length === this.dimension ? this.rows.bounds(query, this.ids.length) : undefined;
+    if (!bounds) this.rows.placeQuery(query);
+    return bounds;
   }
 
-  /** Scores the first `count` rows against the query in place. */
-  private scoreRows(count: number): Float32Array {
-    this.kernel.scores(this.matrixOffset(), 0, this.outOffset(), count, this.stride);
-    return new Float32Array(this.kernel.buffer(), this.outOffset(), count);
-  }
-
-  private floats(): Float32Array {
-    return new Float32Array(this.kernel.buffer());
-  }
-
-  private matrixOffset(): number {
-    return this.stride * 4;
-  }
-
-  private outOffset(): number {
-    return this.matrixOffset() + this.capacity * this.stride * 4;
-  }
-
-  private bytesFor(capacity: number): number {
-    return this.stride * 4 + capacity * this.stride * 4 + capacity * 4;
-  }
-
+  /** Makes room for `rows` rows: the matrix's blocks exactly, the companion by an eighth at least. */
   private ensureCapacity(rows: number): void {
-    if (rows <= this.capacity) return;
-    let capacity = this.capacity;
-    while (capacity < rows) capacity *= 2;
-    this.kernel.grow(this.bytesFor(capacity));
-    this.int8?.reserve(capacity);
-    this.companion?.reserve(capacity);
-    this.capacity = capacity;
+    this.rows.reserve(rows);
+    if (rows <= this.companionCapacity) return;
+    this.companionCapacity = Math.max(rows, this.companionCapacity + Math.max(64, Math.ceil(this.companionCapacity / 8)));
+    this.companion?.reserve(this.companionCapacity);
   }
 }
 

@@ -3,7 +3,7 @@ import { ValidationError, type Memory, type MemoryOptions, type RankingOptions }
 import { EngramDatabase } from '../../src/store/database.js';
 import { saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
-import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
+import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -344,7 +344,28 @@ describe('index snapshot', () => {
     expect((await (await openOn(db)).info()).openedFrom).toBe('records');
   });
 
-  it('keeps the int8 copy next to the vectors: restored, it gives the same ids and bit-identical scores as one recomputed from the records', async () => {
+  it('info().vectorBytes is the memory the vectors hold: at most 1.07x the raw f32 vectors at 10k memories (128-d), reopened from the snapshot too', async () => {
+    const db = database();
+    const first = await openOn(db);
+    const dimension = (await first.info()).embedder.dimension;
+    const random = seededRandom(31);
+    const n = 10_000;
+    await first.facts.addMany(
+      Array.from({ length: n }, (_, i) => ({ userId: 'ana', text: `memory ${i}`, embedding: Float32Array.from({ length: dimension }, () => random() - 0.5) })),
+      { merge: false },
+    );
+    const raw = n * dimension * 4;
+    const grown = (await first.info()).vectorBytes;
+    // Rows are stored once (split halves) plus 20 bytes of metadata and scratch a row, in blocks of 2,048 (10,176 rows here).
+    expect(grown).toBeGreaterThanOrEqual(10_176 * (dimension * 4 + 20));
+    expect(grown / raw).toBeLessThan(1.07); // 20 bytes of 512, 176 spare rows, a 64 KiB page
+    await closeIt(first);
+    const reopened = await openOn(db);
+    expect((await reopened.info()).openedFrom).toBe('snapshot');
+    expect((await reopened.info()).vectorBytes).toBe(grown);
+  });
+
+  it('keeps the bounds metadata next to the vectors: restored, it gives the same ids and bit-identical scores as one recomputed from the records', async () => {
     const db = database();
     const first = await openOn(db, { ranking: COSINE_ONLY });
     await seedVaried(first, 4500);
@@ -354,23 +375,23 @@ describe('index snapshot', () => {
     expect(header.pages.length).toBe(3);
     const dimension = header.embedder.dimension;
     for (const block of blocks) {
-      // The payload holds the vectors, then the int8 rows (codes and metadata: bytesPerRow less its 8 bytes of scratch).
-      expect(block.quantized?.layout).toBe(QuantizedRows.layoutOf(dimension));
-      expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + QuantizedRows.bytesPerRow(dimension) - 8));
+      // The payload holds the vectors, then each row's metadata (its norm and its low halves' norm).
+      expect(block.quantized?.layout).toBe(SplitRows.layoutOf(dimension));
+      expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + SplitRows.metadataBytes));
     }
 
     const result = await bothWays(db, async (memory) => [...(await exactAnswers(memory)), ...(await exactAnswers(memory, {}, 60))]);
     expect(result.snapshot).toEqual(result.records);
 
-    // A snapshot whose blocks carry no int8 copy (or one of another layout) still opens from the snapshot and quantises the rows itself.
+    // A snapshot whose blocks carry no metadata (or metadata of another layout, as an older engram's int8 copy) still opens from the snapshot and computes it.
     await rawSnapshot(db, (_, rows) => {
       rows[0]!.quantized = null;
       rows[0]!.payload = rows[0]!.payload.slice(0, rows[0]!.docs.ids.length * dimension * 4);
-      rows[1]!.quantized!.layout = 'int8-some-future-layout';
+      rows[1]!.quantized!.layout = 'int8-rowscale-v1/128+16';
     });
-    const requantised = await openOn(db, { ranking: COSINE_ONLY });
-    expect((await requantised.info()).openedFrom).toBe('snapshot');
-    expect([...(await exactAnswers(requantised)), ...(await exactAnswers(requantised, {}, 60))]).toEqual(result.records);
+    const recomputed = await openOn(db, { ranking: COSINE_ONLY });
+    expect((await recomputed.info()).openedFrom).toBe('snapshot');
+    expect([...(await exactAnswers(recomputed)), ...(await exactAnswers(recomputed, {}, 60))]).toEqual(result.records);
   });
 
   it('filters, tags, types, time ranges and fields match after a snapshot open exactly as after a records open', async () => {

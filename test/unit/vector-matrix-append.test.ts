@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
+import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import { rng } from '../../bench/synthetic.js';
 
 /**
  * The bulk load path the index snapshot uses at open (VectorMatrix.append):
- * rows appended in blocks, with their int8 copy restored from `quantizedRows`
- * instead of recomputed, must answer exactly as the same rows upserted one by
- * one (same ids, same order, bit-identical scores), and as the f32 scan.
+ * rows appended in blocks, with their bounds metadata restored from
+ * `quantizedRows` instead of recomputed, must answer exactly as the same rows
+ * upserted one by one (same ids, same order, bit-identical scores), and as
+ * scoring every row.
  */
 
 function unit(d: number, random: () => number): Float32Array {
@@ -34,16 +35,16 @@ function expectSameAnswers(got: VectorMatrix, want: VectorMatrix, queries: Float
   }
 }
 
-describe('VectorMatrix.append (bulk load with a restored int8 copy)', () => {
+describe('VectorMatrix.append (bulk load with the bounds metadata restored)', () => {
   for (const simd of [true, false]) {
     for (const d of [7, 100, 128, 384]) {
-      it(`restored int8 rows answer exactly as upserted rows and as the f32 scan (simd ${simd}, ${d} dims)`, () => {
+      it(`restored rows answer exactly as upserted rows and as scoring every row (simd ${simd}, ${d} dims)`, () => {
         const random = rng(d * 13 + (simd ? 1 : 0));
         const n = 900;
         const ids = Array.from({ length: n }, (_, i) => `r${i}`);
         const rows = ids.map(() => unit(d, random));
         rows[5] = new Float32Array(d); // a zero row
-        rows[6] = Float32Array.from({ length: d }, (_, i) => (i === 0 ? 1e30 : 0)); // one the int8 copy cannot bound
+        rows[6] = Float32Array.from({ length: d }, (_, i) => (i === 0 ? 1e30 : 0)); // one the bounds cannot cover
         rows[7] = rows[8]!.slice(); // an exact duplicate: ties must break the same way
 
         const oneByOne = new VectorMatrix(d, { simd, quantize: true });
@@ -58,16 +59,17 @@ describe('VectorMatrix.append (bulk load with a restored int8 copy)', () => {
           [500, n],
         ] as const) {
           const run = oneByOne.quantizedRows(ids.slice(start, end))!;
-          expect(run.layout).toBe(QuantizedRows.layoutOf(d));
+          expect(run.layout).toBe(SplitRows.layoutOf(d));
           if (start === 0) expect(run.unbounded).toEqual([6]);
           restored.append(ids.slice(start, end), concat(rows.slice(start, end), d), run);
         }
         expect(restored.size).toBe(n);
-        // The restored copy is byte for byte the recomputed one.
+        // The restored metadata is byte for byte the recomputed one, and so are the vectors.
         expect(restored.quantizedRows(ids)).toEqual(oneByOne.quantizedRows(ids));
+        for (const i of [0, 5, 6, 499, 500, n - 1]) expect(new Uint32Array(restored.vector(ids[i]!)!.buffer)).toEqual(new Uint32Array(rows[i]!.buffer));
 
         const queries = [unit(d, random), unit(d, random), rows[8]!, rows[100]!.map((x) => -x)];
-        // With the unboundable row stored, both scan in f32; once it is gone, the int8 path runs on restored rows.
+        // With the unboundable row stored, both score every row; once it is gone, the bounds run on restored rows.
         expectSameAnswers(restored, oneByOne, queries);
         expectSameAnswers(restored, f32, queries);
         for (const m of [restored, oneByOne, f32]) m.remove('r6');
@@ -80,7 +82,7 @@ describe('VectorMatrix.append (bulk load with a restored int8 copy)', () => {
     }
   }
 
-  it('quantises rows itself when the int8 copy is missing or of another layout', () => {
+  it('computes the metadata itself when it is missing or of another layout', () => {
     const random = rng(3);
     const d = 64;
     const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
@@ -97,7 +99,7 @@ describe('VectorMatrix.append (bulk load with a restored int8 copy)', () => {
     }
   });
 
-  it('appends after rows already there, and an f32-only matrix ignores the int8 copy', () => {
+  it('appends after rows already there, and a matrix that scores every row exactly keeps the same metadata', () => {
     const random = rng(4);
     const d = 32;
     const rows = Array.from({ length: 200 }, () => unit(d, random));
@@ -110,7 +112,7 @@ describe('VectorMatrix.append (bulk load with a restored int8 copy)', () => {
     expectSameAnswers(m, reference, [unit(d, random)]);
     const f32 = new VectorMatrix(d, { quantize: false });
     f32.append(ids, concat(rows, d), reference.quantizedRows(ids));
-    expect(f32.quantizedRows(ids)).toBeUndefined();
+    expect(f32.quantizedRows(ids)).toEqual(reference.quantizedRows(ids));
     expectSameAnswers(f32, reference, [unit(d, random)]);
   });
 

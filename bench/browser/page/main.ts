@@ -13,6 +13,7 @@ import { dataset, exactTopK, queries, recallAt } from './dataset.js';
 import { measureMemory, percentiles, phase, yieldToPage, type MemoryFigure } from './metrics.js';
 import { deleteAllDatabases } from './snapshot-store.js';
 import type { SystemModule } from '../peers/system.js';
+import { F32Floor } from '../../floor/f32-floor.js';
 
 const K = 10;
 
@@ -96,6 +97,34 @@ const bench = {
       memory: { before, after, usedBytes: used(before, after) },
       extras,
     };
+  },
+
+  /**
+   * Footprint (bench/browser/footprint.ts): engram holds `size` facts in its
+   * worker, opened with the default ranking and answered 20 hybrid queries
+   * (so the keyword index is built), and stays open for the harness to read
+   * the worker's heap over the DevTools protocol; `footprintClose` closes it.
+   * The floor holds the same vectors in one WebAssembly SIMD matrix.
+   */
+  async footprint(config: { dimension: number; size: number }) {
+    await deleteAllDatabases();
+    const data = dataset(config.size, config.dimension, 20);
+    const { createMemory } = await import('engram');
+    const { insertFacts, memoryOptions, recallIds } = await import('../peers/engram-calls.js');
+    const memory = await createMemory(memoryOptions(config.dimension, config.size));
+    await insertFacts(memory, data);
+    for (const q of data.queries) await recallIds(memory, q, K);
+    const floor = new F32Floor(config.dimension, config.size, 'wasm');
+    for (const v of data.vectors) floor.add(v);
+    floor.topK(data.queries[0]!.vector, K);
+    const info = await memory.info();
+    const heap = await measureMemory();
+    Object.assign(globalThis, { footprintMemory: memory });
+    return { indexed: info.indexed, vectorBytes: info.vectorBytes, workerHeap: heap, floorBytes: floor.bytes };
+  },
+
+  async footprintClose() {
+    await (globalThis as unknown as { footprintMemory: { close(): Promise<void> } }).footprintMemory.close();
   },
 
   cleanup: deleteAllDatabases,

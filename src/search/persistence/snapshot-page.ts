@@ -11,15 +11,15 @@ import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
  *   restores a few typed arrays instead of thousands of objects, and the
  *   index builds a document only when it is read;
  * - the vectors end to end, which the index copies into its matrix in one go;
- * - their int8 copy with its per-row scales and bounds, as the matrix keeps it
- *   (simd/quantized-rows.ts), so opening does not quantise every row again.
- *   It is tagged with its layout and recomputed when that differs (another
- *   version of engram, or an engine that keeps no int8 copy saved it).
+ * - the per-row norms the matrix bounds scores with (simd/split-rows.ts), so
+ *   opening does not compute them again. They are tagged with their layout
+ *   and recomputed when that differs (another version of engram saved them:
+ *   an older one kept an int8 copy here).
  *
- * The vectors and the int8 rows travel as one Blob (`payload`): IndexedDB
+ * The vectors and the norms travel as one Blob (`payload`): IndexedDB
  * hands a Blob back as a handle, and reading it with `arrayBuffer()` gives
  * the bytes without the copy that deserialising a typed array inside the
- * value costs. In Chromium that reads a 100k × 384-d snapshot's 196 MB in
+ * value costs. In Chromium that reads a 100k × 384-d snapshot's 154 MB in
  * about 150 ms instead of 260 ms. The floats are in the platform's byte
  * order: a snapshot is read back on the device that wrote it.
  */
@@ -28,9 +28,9 @@ export interface SnapshotPage {
   page: number;
   docs: DocColumns;
   texts: string[];
-  /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their int8 rows when `quantized` is set. */
+  /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their rows' norms when `quantized` is set. */
   payload: Blob;
-  /** How to read the int8 rows that follow the vectors in `payload`; null when the saving index kept none. */
+  /** How to read the norms that follow the vectors in `payload`; null when the saving index kept none. */
   quantized: { layout: string; unbounded: number[] } | null;
 }
 

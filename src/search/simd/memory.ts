@@ -43,14 +43,18 @@ export function instantiate(module: WebAssembly.Module, initialBytes: number): {
   };
 }
 
-/** A plain ArrayBuffer that doubles (at least) when it grows: the JS fallback's memory. */
+/**
+ * A plain ArrayBuffer that grows by a quarter at least (each growth copies
+ * it: the total copied stays about 5× the final size, the spare room under
+ * a quarter): the JS fallback's memory.
+ */
 export function arrayMemory(initialBytes: number): KernelMemory {
   let buffer = new ArrayBuffer(initialBytes);
   return {
     buffer: () => buffer,
     grow(bytes) {
       if (bytes <= buffer.byteLength) return;
-      const next = new ArrayBuffer(Math.max(bytes, buffer.byteLength * 2));
+      const next = new ArrayBuffer(Math.max(bytes, Math.ceil(buffer.byteLength * 1.25)));
       new Uint8Array(next).set(new Uint8Array(buffer));
       buffer = next;
     },

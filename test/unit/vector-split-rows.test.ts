@@ -1,13 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { QuantizedRows } from '../../src/search/simd/quantized-rows.js';
+import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import { rng } from '../../bench/synthetic.js';
 
 /**
- * The int8 scan with f32 re-rank must return exactly what the f32 scan
- * returns: the same ids, in the same order, with the same float scores.
- * Every case runs both paths side by side on the same operations.
+ * Rows stored as split halves (simd/split-rows.ts). The exact scores are
+ * the f32 dot products of the vectors as given (checked against an
+ * independent emulation of the kernel's summation order), and the scan that
+ * bounds rows from their high halves and scores only the candidates exactly
+ * must return what scoring every row returns: the same ids, in the same
+ * order, with the same float scores. Every case runs both paths side by side.
  */
 
 type Hit = { id: string; score: number };
@@ -20,26 +23,26 @@ function unit(d: number, random: () => number): Float32Array {
   return v.map((x) => x * inv);
 }
 
-/** The same matrix twice: the f32 scan and the int8 scan with re-rank. */
+/** The same matrix twice: every row scored exactly, and the bounds scan with an exact re-rank. */
 function pair(d: number, simd: boolean, initialCapacity = 4) {
   const f32 = new VectorMatrix(d, { quantize: false, simd, initialCapacity });
-  const int8 = new VectorMatrix(d, { quantize: true, simd, initialCapacity });
-  expect(int8.quantized).toBe(true);
+  const split = new VectorMatrix(d, { quantize: true, simd, initialCapacity });
+  expect(split.quantized).toBe(true);
   expect(f32.quantized).toBe(false);
   return {
     f32,
-    int8,
+    split,
     upsert(id: string, v: Float32Array) {
       f32.upsert(id, v);
-      int8.upsert(id, v);
+      split.upsert(id, v);
     },
     remove(id: string) {
-      expect(int8.remove(id)).toBe(f32.remove(id));
+      expect(split.remove(id)).toBe(f32.remove(id));
     },
     /** Both paths' results, asserted identical (bit-for-bit scores, same order). */
     topK(q: Float32Array, k: number, accept?: (id: string) => boolean): Hit[] {
       const want = f32.topK(q, k, accept);
-      const got = int8.topK(q, k, accept);
+      const got = split.topK(q, k, accept);
       expect(got).toEqual(want);
       got.forEach((h, i) => expect(Object.is(h.score, want[i]!.score)).toBe(true));
       return got;
@@ -47,12 +50,34 @@ function pair(d: number, simd: boolean, initialCapacity = 4) {
   };
 }
 
+/** f32 emulation of split-rows.wat `scores`: two f32x4 accumulators over steps of 8 (zero-padded to the stride), lanes summed (0 + 1) + (2 + 3). */
+function simdDot(v: Float32Array, q: Float32Array, stride: number): number {
+  const f = Math.fround;
+  const a = [0, 0, 0, 0];
+  const b = [0, 0, 0, 0];
+  for (let j = 0; j < stride; j += 8) {
+    for (let l = 0; l < 4; l++) {
+      a[l] = f(a[l]! + f((v[j + l] ?? 0) * (q[j + l] ?? 0)));
+      b[l] = f(b[l]! + f((v[j + 4 + l] ?? 0) * (q[j + 4 + l] ?? 0)));
+    }
+  }
+  const s = a.map((x, l) => f(x + b[l]!));
+  return f(f(s[0]! + s[1]!) + f(s[2]! + s[3]!));
+}
+
+/** The JS fallback: four f64 sums over every fourth component, added, rounded once to f32. */
+function f64Dot(v: Float32Array, q: Float32Array): number {
+  const s = [0, 0, 0, 0];
+  for (let j = 0; j < v.length; j++) s[j % 4]! += v[j]! * q[j]!;
+  return Math.fround(s[0]! + s[1]! + s[2]! + s[3]!);
+}
+
 /** Every row's exact f32 kernel score for `q` (the f32 scan with k = n). */
 function exactScores(m: VectorMatrix, q: Float32Array): Map<string, number> {
   return new Map(m.topK(q, m.size).map((h) => [h.id, h.score]));
 }
 
-describe('int8 bounds (QuantizedRows)', () => {
+describe('bounds from the high halves (SplitRows)', () => {
   for (const simd of [true, false]) {
     for (const d of [1, 7, 16, 128, 384, 768]) {
       it(`lo ≤ exact f32 score ≤ hi for unit, scaled, sparse, tiny and zero rows (simd ${simd}, ${d} dims)`, () => {
@@ -68,7 +93,7 @@ describe('int8 bounds (QuantizedRows)', () => {
         const queries = [unit(d, random), rows[3]!, rows[0]!.map((x) => -x), new Float32Array(d), rows[202]!, rows[203]!];
         for (const exactSimd of [true, false]) {
           const exact = new VectorMatrix(d, { quantize: false, simd: exactSimd });
-          const q8 = new QuantizedRows(d, rows.length, { simd });
+          const q8 = new SplitRows(d, rows.length, { simd });
           rows.forEach((v, i) => {
             exact.upsert(`r${i}`, v);
             expect(q8.write(i, v)).toBe(true);
@@ -86,17 +111,36 @@ describe('int8 bounds (QuantizedRows)', () => {
       });
     }
 
-    it(`bounds are tight enough to prune (simd ${simd}): unit rows at 128 dims within ±0.03`, () => {
+    it(`bounds are tight enough to prune (simd ${simd}): unit rows at 128 and 384 dims within ±0.01`, () => {
       const random = rng(5);
-      const q8 = new QuantizedRows(128, 100, { simd });
-      for (let i = 0; i < 100; i++) q8.write(i, unit(128, random));
-      const { lo, hi } = q8.bounds(unit(128, random), 100)!;
-      for (let i = 0; i < 100; i++) expect(hi[i]! - lo[i]!).toBeLessThan(0.06);
+      for (const d of [128, 384]) {
+        const rows = new SplitRows(d, 100, { simd });
+        for (let i = 0; i < 100; i++) rows.write(i, unit(d, random));
+        const { lo, hi } = rows.bounds(unit(d, random), 100)!;
+        for (let i = 0; i < 100; i++) expect(hi[i]! - lo[i]!).toBeLessThan(0.02);
+      }
+    });
+
+    it(`exact scores are the f32 dot products of the vectors as given, summed in the kernel's order (simd ${simd})`, () => {
+      const random = rng(6);
+      for (const d of [1, 7, 16, 100, 384]) {
+        const stride = Math.ceil(d / 16) * 16;
+        const vectors = [unit(d, random), unit(d, random).map((x) => x * 1e-42), Float32Array.from({ length: d }, (_, i) => (i % 3 ? -0 : 1e-3 * (i + 1))), unit(d, random).map((x) => x * 1e20)];
+        const m = new VectorMatrix(d, { simd, quantize: false });
+        vectors.forEach((v, i) => m.upsert(`v${i}`, v));
+        const q = unit(d, random);
+        const got = m.scoresFor(q, [0, 1, 2, 3]);
+        vectors.forEach((v, i) => {
+          expect(Object.is(got[i]!, simd ? simdDot(v, q, stride) : f64Dot(v, q))).toBe(true);
+          // The stored vector comes back bit for bit (signed zeros, subnormals).
+          expect(new Uint32Array(m.vector(`v${i}`)!.buffer)).toEqual(new Uint32Array(v.buffer));
+        });
+      }
     });
   }
 
   it('refuses rows and queries it cannot bound: non-finite components, norms above 2^60', () => {
-    const q8 = new QuantizedRows(4, 4);
+    const q8 = new SplitRows(4, 4);
     expect(q8.write(0, Float32Array.from([1, Number.NaN, 0, 0]))).toBe(false);
     expect(q8.write(1, Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0]))).toBe(false);
     expect(q8.write(2, Float32Array.from([2 ** 61, 0, 0, 0]))).toBe(false);
@@ -105,16 +149,27 @@ describe('int8 bounds (QuantizedRows)', () => {
     expect(q8.bounds(Float32Array.from([0, 0, 2 ** 61, 0]), 4)).toBeUndefined();
   });
 
-  it('documents its extra memory: d + 24 bytes a row at a multiple of 16', () => {
-    expect(QuantizedRows.bytesPerRow(128)).toBe(152);
-    expect(QuantizedRows.bytesPerRow(384)).toBe(408);
-    expect(QuantizedRows.bytesPerRow(7)).toBe(40);
-    expect(QuantizedRows.supports(768)).toBe(true);
-    expect(QuantizedRows.supports(200_000)).toBe(false);
+  it('documents its memory: 4·d + 20 bytes a row at a multiple of 16, about 1.01x the raw f32 at 384-d', () => {
+    expect(SplitRows.bytesPerRow(128)).toBe(532);
+    expect(SplitRows.bytesPerRow(384)).toBe(1556);
+    expect(SplitRows.bytesPerRow(7)).toBe(84);
+    // What a matrix holds, grown one row at a time: its buffer, with at most one block (2,048 rows) spare once past
+    // the doubling blocks (4,032 rows). The JS fallback's ArrayBuffer grows by a quarter.
+    for (const simd of [true, false]) {
+      const m = new VectorMatrix(384, { simd });
+      const random = rng(7);
+      const n = 10_000;
+      for (let i = 0; i < n; i++) m.upsert(`r${i}`, unit(384, random));
+      const capacity = 4032 + 3 * 2048;
+      expect(m.bytes).toBeGreaterThanOrEqual(capacity * SplitRows.bytesPerRow(384));
+      if (simd) expect(m.bytes).toBeLessThan(capacity * SplitRows.bytesPerRow(384) + 384 * 4 + 65_536);
+      else expect(m.bytes).toBeLessThan(1.25 * capacity * SplitRows.bytesPerRow(384) + 384 * 4);
+      expect(m.bytes / (n * 384 * 4)).toBeLessThan(simd ? 1.04 : 1.3);
+    }
   });
 });
 
-describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
+describe('VectorMatrix: the bounds scan with an exact re-rank equals scoring every row', () => {
   for (const simd of [true, false]) {
     for (const d of [1, 7, 100, 128, 384, 768]) {
       it(`random rows, deletes that move rows, overwrites, growth, k from 1 to > n (simd ${simd}, ${d} dims)`, () => {
@@ -130,14 +185,14 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
           const q = unit(d, random);
           for (const k of [1, 10, 50]) {
             m.topK(q, k);
-            if (m.int8.lastRescored < m.int8.size) pruned++;
+            if (m.split.lastRescored < m.split.size) pruned++;
           }
         }
-        m.topK(unit(d, random), m.int8.size);
-        m.topK(unit(d, random), m.int8.size + 5);
-        if (d > 1) expect(pruned).toBeGreaterThan(0); // the int8 path did avoid re-scoring everything
+        m.topK(unit(d, random), m.split.size);
+        m.topK(unit(d, random), m.split.size + 5);
+        if (d > 1) expect(pruned).toBeGreaterThan(0); // the bounds path did avoid re-scoring everything
         // The query equal to a stored row finds it first (at 1 dimension every unit row is ±1: ties).
-        const v = m.int8.vector('r2')!;
+        const v = m.split.vector('r2')!;
         if (d > 1) expect(m.topK(v, 3)[0]!.id).toBe('r2');
       });
     }
@@ -169,14 +224,14 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
       m.topK(v, 10, (id) => id !== 'dup5');
     });
 
-    it(`near-ties a few ulps apart, below the int8 resolution (simd ${simd})`, () => {
+    it(`near-ties a few ulps apart, below the high halves' resolution (simd ${simd})`, () => {
       const random = rng(13);
       const d = 128;
       const m = pair(d, simd);
       const base = unit(d, random);
       for (let i = 0; i < 200; i++) {
         const v = Float32Array.from(base);
-        // Nudge one component by i ulps: scores differ in the last bits, the int8 codes do not.
+        // Nudge one component by i ulps: scores differ in the last bits, the high halves do not.
         const j = i % d;
         const bits = new Int32Array(v.buffer);
         bits[j]! += (i % 2 ? 1 : -1) * (1 + (i >> 1));
@@ -201,12 +256,12 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
       m.topK(q, 10, (id) => Number(id.slice(1)) % 97 === 0);
       // accept is asked only about ids of stored rows, never more than once per row.
       const asked = new Map<string, number>();
-      m.int8.topK(q, 10, (id) => {
+      m.split.topK(q, 10, (id) => {
         asked.set(id, (asked.get(id) ?? 0) + 1);
         return true;
       });
       expect([...asked.values()].every((c) => c === 1)).toBe(true);
-      expect([...asked.keys()].every((id) => m.int8.has(id))).toBe(true);
+      expect([...asked.keys()].every((id) => m.split.has(id))).toBe(true);
     });
 
     it(`zero vectors: zero rows, a zero query (simd ${simd})`, () => {
@@ -221,31 +276,31 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
       expect(zero.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `z${i}`));
     });
 
-    it(`rows it cannot bound fall back to the f32 scan until they are gone (simd ${simd})`, () => {
+    it(`rows it cannot bound make every row scored exactly until they are gone (simd ${simd})`, () => {
       const random = rng(16);
       const m = pair(8, simd);
       for (let i = 0; i < 500; i++) m.upsert(`r${i}`, unit(8, random));
       const q = unit(8, random);
       m.topK(q, 5);
-      expect(m.int8.lastRescored).toBeLessThan(500);
+      expect(m.split.lastRescored).toBeLessThan(500);
       m.upsert('huge', Float32Array.from([1e30, 0, 0, 0, 0, 0, 0, 0]));
       m.topK(q, 5);
-      expect(m.int8.lastRescored).toBe(501);
+      expect(m.split.lastRescored).toBe(501);
       m.upsert('huge', unit(8, random)); // overwritten with a boundable row
       m.topK(q, 5);
-      expect(m.int8.lastRescored).toBeLessThan(501);
+      expect(m.split.lastRescored).toBeLessThan(501);
       m.upsert('nan', Float32Array.from([Number.NaN, 0, 0, 0, 0, 0, 0, 0]));
-      expect(m.int8.topK(q, 5).length).toBe(5);
-      expect(m.int8.lastRescored).toBe(502);
+      expect(m.split.topK(q, 5).length).toBe(5);
+      expect(m.split.lastRescored).toBe(502);
       m.remove('nan');
       m.topK(q, 5);
-      expect(m.int8.lastRescored).toBeLessThan(501);
-      // An unboundable query scans in f32 too.
-      m.int8.topK(Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0, 0]), 5);
-      expect(m.int8.lastRescored).toBe(501);
+      expect(m.split.lastRescored).toBeLessThan(501);
+      // An unboundable query is scored exactly on every row too.
+      m.split.topK(Float32Array.from([Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0, 0]), 5);
+      expect(m.split.lastRescored).toBe(501);
       // So does a query shorter than the dimension (zero-padded).
       m.topK(q.subarray(0, 7), 5);
-      expect(m.int8.lastRescored).toBe(501);
+      expect(m.split.lastRescored).toBe(501);
     });
 
     it(`random operation sequences over a small palette (duplicates, ties, deletes) agree (simd ${simd})`, () => {
@@ -281,7 +336,7 @@ describe('VectorMatrix int8 scan with f32 re-rank equals the f32 scan', () => {
     });
   }
 
-  it('defaults to the int8 scan where SIMD runs, to the f32 scan in the JS fallback', () => {
+  it('defaults to the bounds scan where SIMD runs, to exact scores of every row in the JS fallback', () => {
     expect(new VectorMatrix(128).quantized).toBe(new VectorMatrix(128).simd);
     expect(new VectorMatrix(128, { simd: false }).quantized).toBe(false);
     expect(new VectorMatrix(128, { simd: false, quantize: true }).quantized).toBe(true);

@@ -1,8 +1,9 @@
-;; Dot products of one query against every row of a row-major f32 matrix,
-;; with 128-bit SIMD (f32x4), two accumulators per row for instruction-level
-;; parallelism. `stride` is the row length in floats and must be a multiple
-;; of 8 (rows are zero-padded to it). Compiled by scripts/build-wasm.ts into
-;; src/search/simd/dot-wasm.ts; edit this file, then run `npm run build:wasm`.
+;; The benchmarks' floor (bench/floor/f32-floor.ts): dot products of one
+;; query against every row of a row-major f32 matrix, with 128-bit SIMD
+;; (f32x4), two accumulators per row for instruction-level parallelism.
+;; `stride` is the row length in floats and must be a multiple of 8 (rows are
+;; zero-padded to it). Compiled by scripts/build-wasm.ts into
+;; f32-scan-wasm.ts; edit this file, then run `npm run build:wasm`.
 (module
   (import "env" "memory" (memory 1))
   (func (export "scores")

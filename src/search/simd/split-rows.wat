@@ -1,0 +1,109 @@
+;; Kernels over split f32 rows (see split-rows.ts for the layout and the proof
+;; of the bounds). Rows come as two planes: `stride` u16 high halves of a
+;; row's f32 components (each a bfloat16: sign, exponent, 7 bits of mantissa),
+;; row after row, and the `stride` u16 low halves likewise; beside them 8
+;; bytes of f32 metadata per row (L ≥ the norm of the low parts, N ≥ the
+;; row's norm). `stride` is a multiple of 16. The query is `stride` f32 values.
+;;
+;; `bounds` reads only the high halves (half the memory traffic of an f32
+;; scan) and stores, per row, approx = Σ high_i · q_i (f32) and
+;;   eps = L · $alpha + N · $beta + $eta,  lo[r] = approx − eps,  hi[r] = approx + eps.
+;; `scores` rebuilds each f32 component bit for bit ((high << 16) | low) and
+;; stores the exact f32 dot product, summed in one fixed order (two f32x4
+;; accumulators over steps of 8, then the lanes as (0 + 1) + (2 + 3)), so a
+;; row's score does not depend on which other rows were scored with it.
+;; Compiled by scripts/build-wasm.ts into split-rows-wasm.ts; edit this
+;; file, then run `npm run build:wasm`.
+(module
+  (import "env" "memory" (memory 1))
+  (func (export "bounds")
+    (param $rows i32) (param $meta i32) (param $q i32) (param $lo i32) (param $hi i32) (param $count i32) (param $stride i32)
+    (param $alpha f32) (param $beta f32) (param $eta f32)
+    (local $r i32) (local $j i32) (local $row i32) (local $half i32) (local $qp i32) (local $out i32)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128) (local $x v128) (local $y v128)
+    (local $approx f32) (local $eps f32)
+    (local.set $half (i32.shl (local.get $stride) (i32.const 1)))
+    (local.set $row (local.get $rows))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
+        (local.set $a (v128.const f32x4 0 0 0 0))
+        (local.set $b (v128.const f32x4 0 0 0 0))
+        (local.set $c (v128.const f32x4 0 0 0 0))
+        (local.set $d (v128.const f32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (block $rowDone
+          (loop $cols
+            (br_if $rowDone (i32.ge_u (local.get $j) (local.get $half)))
+            (local.set $x (v128.load (i32.add (local.get $row) (local.get $j))))
+            (local.set $y (v128.load offset=16 (i32.add (local.get $row) (local.get $j))))
+            (local.set $qp (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (i32x4.shl (i32x4.extend_low_i16x8_u (local.get $x)) (i32.const 16)) (v128.load (local.get $qp)))))
+            (local.set $b (f32x4.add (local.get $b)
+              (f32x4.mul (i32x4.shl (i32x4.extend_high_i16x8_u (local.get $x)) (i32.const 16)) (v128.load offset=16 (local.get $qp)))))
+            (local.set $c (f32x4.add (local.get $c)
+              (f32x4.mul (i32x4.shl (i32x4.extend_low_i16x8_u (local.get $y)) (i32.const 16)) (v128.load offset=32 (local.get $qp)))))
+            (local.set $d (f32x4.add (local.get $d)
+              (f32x4.mul (i32x4.shl (i32x4.extend_high_i16x8_u (local.get $y)) (i32.const 16)) (v128.load offset=48 (local.get $qp)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 32)))
+            (br $cols)))
+        (local.set $a (f32x4.add (f32x4.add (local.get $a) (local.get $b)) (f32x4.add (local.get $c) (local.get $d))))
+        (local.set $approx
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))
+        (local.set $eps
+          (f32.add
+            (f32.add
+              (f32.mul (f32.load (local.get $meta)) (local.get $alpha))
+              (f32.mul (f32.load offset=4 (local.get $meta)) (local.get $beta)))
+            (local.get $eta)))
+        (local.set $out (i32.shl (local.get $r) (i32.const 2)))
+        (f32.store (i32.add (local.get $lo) (local.get $out)) (f32.sub (local.get $approx) (local.get $eps)))
+        (f32.store (i32.add (local.get $hi) (local.get $out)) (f32.add (local.get $approx) (local.get $eps)))
+        (local.set $row (i32.add (local.get $row) (local.get $half)))
+        (local.set $meta (i32.add (local.get $meta) (i32.const 8)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $each))))
+
+  (func (export "scores")
+    (param $rows i32) (param $lows i32) (param $q i32) (param $out i32) (param $count i32) (param $stride i32)
+    (local $r i32) (local $j i32) (local $row i32) (local $low i32) (local $half i32) (local $qp i32)
+    (local $a v128) (local $b v128) (local $h v128) (local $l v128)
+    (local.set $half (i32.shl (local.get $stride) (i32.const 1)))
+    (local.set $row (local.get $rows))
+    (local.set $low (local.get $lows))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
+        (local.set $a (v128.const f32x4 0 0 0 0))
+        (local.set $b (v128.const f32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (block $rowDone
+          (loop $cols
+            (br_if $rowDone (i32.ge_u (local.get $j) (local.get $half)))
+            (local.set $h (v128.load (i32.add (local.get $row) (local.get $j))))
+            (local.set $l (v128.load (i32.add (local.get $low) (local.get $j))))
+            (local.set $qp (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul
+                (v128.or (i32x4.shl (i32x4.extend_low_i16x8_u (local.get $h)) (i32.const 16)) (i32x4.extend_low_i16x8_u (local.get $l)))
+                (v128.load (local.get $qp)))))
+            (local.set $b (f32x4.add (local.get $b)
+              (f32x4.mul
+                (v128.or (i32x4.shl (i32x4.extend_high_i16x8_u (local.get $h)) (i32.const 16)) (i32x4.extend_high_i16x8_u (local.get $l)))
+                (v128.load offset=16 (local.get $qp)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (br $cols)))
+        (local.set $a (f32x4.add (local.get $a) (local.get $b)))
+        (f32.store
+          (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))
+        (local.set $row (i32.add (local.get $row) (local.get $half)))
+        (local.set $low (i32.add (local.get $low) (local.get $half)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $each))))
+)
