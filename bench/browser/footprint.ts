@@ -6,9 +6,11 @@
  * the worker's JS heap and its ArrayBuffers (the DevTools protocol's
  * Runtime.getHeapUsage on the worker target: usedSize + backingStorageSize),
  * against the raw f32 vectors (n × d × 4 bytes) and the floor (one
- * WebAssembly SIMD f32 matrix of the same vectors). engram is opened with the
- * default ranking and has answered 20 hybrid queries, so its keyword index is
- * built. Medians of BENCH_RUNS (3) fresh pages.
+ * WebAssembly SIMD f32 matrix of the same vectors). engram has answered 20
+ * queries with its default ranking, right after the inserts and after a
+ * close and reopen (as the next page load finds it: opened from the index
+ * snapshot), and vector-only after the inserts. Medians of BENCH_RUNS (3)
+ * fresh pages.
  *
  *   npm run bench:footprint                       100k × 384 and 100k × 128
  *   BENCH_SIZES=10000 BENCH_DIMS=384 npm run bench:footprint
@@ -25,7 +27,7 @@ const DIMS = list(process.env.BENCH_DIMS, '384,128');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 declare const bench: {
-  footprint(config: { dimension: number; size: number }): Promise<{ indexed: number; vectorBytes: number; workerHeap: { source: string; workerBytes: number }; floorBytes: number }>;
+  footprint(config: { dimension: number; size: number; ranking: string; reopened: boolean }): Promise<{ indexed: number; vectorBytes: number; workerHeap: { source: string; workerBytes: number }; floorBytes: number }>;
   footprintClose(): Promise<void>;
 };
 
@@ -43,8 +45,12 @@ async function workerHeaps(cdp: CDPSession, sessions: string[]): Promise<{ usedS
     for (const sessionId of sessions) {
       const messageId = ++id;
       const result = new Promise((resolve) => pending.set(messageId, resolve));
-      await cdp.send('Runtime.collectGarbage' as never).catch(() => undefined);
-      await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: ++id, method: 'HeapProfiler.collectGarbage' }) });
+      // Full collections first (the worker's V8 has --expose-gc), so only what is held counts; ArrayBuffers are
+      // swept on a background thread after a collection, so collect again after a pause before reading.
+      for (let round = 0; round < 3; round++) {
+        await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: ++id, method: 'Runtime.evaluate', params: { expression: 'gc()' } }) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
       await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: messageId, method: 'Runtime.getHeapUsage' }) });
       heaps.push((await result) as { usedSize: number; backingStorageSize: number });
     }
@@ -58,12 +64,17 @@ const MB = (bytes: number) => (bytes / 1e6).toFixed(1);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const server = await startBenchServer();
-const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096', '--enable-blink-features=ForceEagerMeasureMemory'] });
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096 --expose-gc', '--enable-blink-features=ForceEagerMeasureMemory'] });
 const rows: (string | number)[][] = [];
 const loads: string[] = [];
 try {
   for (const size of SIZES) {
-    for (const dimension of DIMS) {
+    const cases = DIMS.flatMap((d) => [
+      [d, 'default', false],
+      [d, 'default', true],
+      [d, 'vector-only', false],
+    ] as const);
+    for (const [dimension, ranking, reopened] of cases) {
       const runs: { wasm: number; heap: number; buffers: number; floor: number }[] = [];
       for (let run = 0; run < RUNS; run++) {
         const page = await browser.newPage();
@@ -72,13 +83,18 @@ try {
         cdp.on('Target.attachedToTarget', (event) => {
           if (event.targetInfo.type === 'worker') sessions.push(event.sessionId);
         });
+        // A closed memory's worker is gone: its session no longer answers.
+        cdp.on('Target.detachedFromTarget', (event) => {
+          if (event.sessionId && sessions.includes(event.sessionId)) sessions.splice(sessions.indexOf(event.sessionId), 1);
+        });
         await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
         await page.goto(server.url);
-        const result = await page.evaluate((config) => bench.footprint(config), { dimension, size });
+        const result = await page.evaluate((config) => bench.footprint(config), { dimension, size, ranking, reopened });
         if (result.indexed !== size) throw new Error(`engram indexed ${result.indexed} of ${size}`);
         const heaps = await workerHeaps(cdp, sessions);
-        if (heaps.length !== 1) throw new Error(`expected engram's one worker, found ${heaps.length}`);
-        runs.push({ wasm: result.vectorBytes, heap: heaps[0]!.usedSize, buffers: heaps[0]!.backingStorageSize, floor: result.floorBytes });
+        if (heaps.length !== 1) throw new Error(`expected engram's one running worker, found ${heaps.length}`);
+        const heap = heaps[0]!;
+        runs.push({ wasm: result.vectorBytes, heap: heap.usedSize, buffers: heap.backingStorageSize, floor: result.floorBytes });
         await page.evaluate(() => bench.footprintClose());
         await page.close();
         loads.push(loadavg()[0]!.toFixed(2));
@@ -89,7 +105,7 @@ try {
       const buffers = median(runs.map((r) => r.buffers));
       const total = median(runs.map((r) => r.wasm + r.heap + r.buffers));
       const floor = median(runs.map((r) => r.floor));
-      rows.push([size, dimension, MB(raw), `${MB(floor)} (${(floor / raw).toFixed(2)}x)`, `${MB(wasm)} (${(wasm / raw).toFixed(2)}x)`, MB(heap), MB(buffers), `${MB(total)} (${(total / raw).toFixed(2)}x)`]);
+      rows.push([size, dimension, `${ranking}${reopened ? ', reopened' : ''}`, MB(raw), `${MB(floor)} (${(floor / raw).toFixed(2)}x)`, `${MB(wasm)} (${(wasm / raw).toFixed(2)}x)`, MB(heap), MB(buffers), `${MB(total)} (${(total / raw).toFixed(2)}x)`]);
     }
   }
 } finally {
@@ -97,7 +113,7 @@ try {
   await server.close();
 }
 printTable(
-  `Worker memory at rest, engram with the default ranking after 20 hybrid queries (Chromium ${browser.version()}, medians of ${RUNS} pages; load average ${loads.join(', ')})`,
-  ['memories', 'dims', 'raw f32 MB', 'floor: one wasm f32 matrix MB', 'engram vectors (WebAssembly) MB', 'engram JS heap MB', 'engram ArrayBuffers MB', 'engram total MB (× raw)'],
+  `Worker memory at rest after 20 queries (Chromium ${browser.version()}, medians of ${RUNS} pages; load average ${loads.join(', ')})`,
+  ['memories', 'dims', 'engram ranking', 'raw f32 MB', 'floor: one wasm f32 matrix MB', 'engram vectors (WebAssembly) MB', 'engram JS heap MB', 'engram ArrayBuffers MB', 'engram total MB (× raw)'],
   rows,
 );

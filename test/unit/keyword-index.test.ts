@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordIndex } from '../../src/search/keyword-index.js';
 import { tokenize } from '../../src/search/tokenize.js';
+import { rng } from '../../bench/synthetic.js';
 
 describe('tokenize', () => {
   it('lower-cases, drops stop words and stems', () => {
@@ -57,5 +58,54 @@ describe('KeywordIndex (BM25+)', () => {
     index.upsert('x', 'tea');
     index.upsert('y', 'tea tea');
     expect(index.query('tea', { limit: 5, accept: (id) => id === 'x' }).hits.map((h) => h.id)).toEqual(['x']);
+  });
+
+  it('scores every live document as BM25+ over the live documents, through inserts, replacements, deletes and compactions (singleton terms included)', () => {
+    // The reference: BM25+ (k1 1.2, b 0.7, delta 0.5) straight from the live texts, summed in f32 in the query's term order.
+    const reference = (live: Map<string, string>, query: string) => {
+      const tokens = new Map([...live].map(([id, text]) => [id, tokenize(text)]));
+      const total = [...tokens.values()].reduce((n, t) => n + t.length, 0);
+      const avg = live.size > 0 ? total / live.size : 1;
+      const scores = new Map<string, number>();
+      for (const [id, doc] of tokens) {
+        let acc = 0;
+        for (const term of new Set(tokenize(query))) {
+          const tf = doc.filter((t) => t === term).length;
+          if (tf === 0) continue;
+          const df = [...tokens.values()].filter((t) => t.includes(term)).length;
+          const idf = Math.log(1 + (live.size - df + 0.5) / (df + 0.5));
+          acc = Math.fround(acc + idf * ((tf * 2.2) / (tf + 1.2 * (1 - 0.7 + (0.7 * doc.length) / avg)) + 0.5));
+        }
+        if (acc > 0) scores.set(id, acc);
+      }
+      return scores;
+    };
+    const random = rng(77);
+    const words = ['apple', 'river', 'stone', 'cloud', 'violin', 'harbor', 'lantern', 'meadow'];
+    const text = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => (random() < 0.3 ? `rare${Math.floor(random() * 1e6)}` : words[Math.floor(random() * words.length)]!)).join(' ');
+    const index = new KeywordIndex();
+    const live = new Map<string, string>();
+    const check = () => {
+      for (const query of ['apple river', 'violin violin harbor', 'meadow', `${[...live.values()][0]?.split(' ').find((w) => w.startsWith('rare')) ?? 'rare1'} stone`]) {
+        const want = reference(live, query);
+        const got = new Map<string, number>();
+        index.query(query, { limit: 10 }).forEach(0, (id, score) => got.set(id, score));
+        expect(got).toEqual(want);
+      }
+      expect(index.size).toBe(live.size);
+    };
+    for (let step = 0; step < 6000; step++) {
+      const id = `d${Math.floor(random() * 1500)}`;
+      if (random() < 0.45) {
+        index.remove(id);
+        live.delete(id);
+      } else {
+        const t = text();
+        index.upsert(id, t);
+        live.set(id, t);
+      }
+      if (step % 1500 === 1499) check();
+    }
+    check();
   });
 });

@@ -101,22 +101,33 @@ const bench = {
 
   /**
    * Footprint (bench/browser/footprint.ts): engram holds `size` facts in its
-   * worker, opened with the default ranking and answered 20 hybrid queries
-   * (so the keyword index is built), and stays open for the harness to read
-   * the worker's heap over the DevTools protocol; `footprintClose` closes it.
-   * The floor holds the same vectors in one WebAssembly SIMD matrix.
+   * worker and has answered 20 queries, with the default ranking or
+   * vector-only, after the inserts or reopened from its snapshot, and stays open
+   * for the harness to read the worker's heap over the DevTools protocol;
+   * `footprintClose` closes it. The floor holds the same vectors in one
+   * WebAssembly SIMD matrix.
    */
-  async footprint(config: { dimension: number; size: number }) {
+  async footprint(config: { dimension: number; size: number; ranking: 'default' | 'vector-only'; reopened: boolean }) {
     await deleteAllDatabases();
     const data = dataset(config.size, config.dimension, 20);
     const { createMemory } = await import('engram');
-    const { insertFacts, memoryOptions, recallIds } = await import('../peers/engram-calls.js');
-    const memory = await createMemory(memoryOptions(config.dimension, config.size));
+    const { insertFacts, memoryOptions, recallIds, VECTOR_ONLY } = await import('../peers/engram-calls.js');
+    const options = memoryOptions(config.dimension, config.size, config.ranking === 'vector-only' ? VECTOR_ONLY : undefined);
+    let memory = await createMemory(options);
     await insertFacts(memory, data);
+    if (config.reopened) {
+      // As the next page load finds it: closed (the snapshot saved), the worker gone, opened again.
+      await memory.close();
+      memory = await createMemory(options);
+    }
     for (const q of data.queries) await recallIds(memory, q, K);
     const floor = new F32Floor(config.dimension, config.size, 'wasm');
     for (const v of data.vectors) floor.add(v);
     floor.topK(data.queries[0]!.vector, K);
+    // At rest: the background work done, and past the snapshot save that follows the last change by 2 s.
+    await memory.idle();
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await memory.idle();
     const info = await memory.info();
     const heap = await measureMemory();
     Object.assign(globalThis, { footprintMemory: memory });
