@@ -12,7 +12,7 @@ export const WHY_SLOWER: Record<string, string> = {
     'Raw IndexedDB in the same browser (`npm run bench:idb`) writes fact-shaped rows in engram\'s layout at about 12,000–13,500/s and index-free `{ id }` rows at about 20,000–23,000/s, so a row per memory bounds any design that keeps one. ' +
     'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change; at 100k × 384-d Orama\'s snapshot is already slower than engram\'s rows.',
   p50:
-    'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (an int8 copy of every row in WebAssembly SIMD, then an f32 re-rank of the rows whose bound can still win), ' +
+    'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (bounds from the high 16 bits of every f32 component in WebAssembly SIMD, then an exact score of the rows whose bound can still win), ' +
     'then one IndexedDB read transaction for the hit records (about 1–1.5 ms of the p50, timed with temporary marks in the worker) and cloning them back to the page. The peers answer on the main thread from memory and return ids only, which wins while their scan is shorter than that fixed cost (up to about 10k memories); at 100k engram\'s exact scan is the fastest.',
   p95:
     'Same path as p50; the tail is the IndexedDB read and worker scheduling on a shared 2-core machine.',
@@ -20,13 +20,13 @@ export const WHY_SLOWER: Record<string, string> = {
     'As for vector queries: Orama answers from its in-memory index on the main thread; engram also scores BM25 over its keyword postings and reads the hit records from IndexedDB in the worker.',
   recall: 'engram is exact (recall@10 = 1.000 throughout); only an approximate index can lose here.',
   cold:
-    'engram reopens from its index snapshot: per block of 2,048 memories, the documents column-wise and the texts as one stored value, and the f32 rows with their int8 copy as one Blob, loaded block by block as they arrive. ' +
+    'engram reopens from its index snapshot: per block of 2,048 memories, the documents column-wise and the texts as one stored value, and the f32 rows with the norms their bounds need as one Blob, loaded block by block as they arrive (runs before 2026-11-26 stored an int8 copy there too). ' +
     'Timed with temporary marks inside the worker at 100k (128-d / 384-d; not a bench command, `npm run bench:cold` gives the totals): navigation to createMemory ~90 ms, worker start ~50 ms, documents and texts ~45 ms, waiting for the vector Blobs 90 / 165 ms, index load 120 / 180 ms (of which the f32 copy 30 / 70 ms, mostly first-touching new memory, and the id maps ~80 ms), first query ~40 ms. ' +
-    'The brute-force peer reads one Float32Array on the page: no worker, no int8 copy, no documents, texts, filters or keyword index to restore.',
+    'The floors read one Float32Array on the page: no worker, no documents, texts, filters or keyword index to restore.',
   memory:
     'entity-db keeps no vectors in memory (it reads every one from IndexedDB for each query, hence its 1–3 s queries at 100k), and Voy\'s index lives in WebAssembly memory the measurement does not attribute. ' +
-    'The worker holds the matrix (f32 rows padded to a multiple of 8 floats, plus the int8 copy), the documents (column-wise as loaded, or objects for memories written since), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
-    'Read these memory figures with care: they are deltas of `measureUserAgentSpecificMemory` before and after, a GC in between can make a delta 0 (clamped), and WebAssembly memory may not be attributed to the worker; a per-system heap snapshot would be the honest next measurement.',
+    'The worker holds the vectors once (each f32 row as its two 16-bit halves, 1.02× the raw vectors at 100k × 384-d; runs before 2026-11-26 kept an int8 copy beside the f32 rows, 1.66× with power-of-two capacity), the documents (column-wise as loaded, or objects for memories written since), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
+    'Read these memory figures with care: the JS heaps are deltas of `measureUserAgentSpecificMemory` before and after (a GC in between can make a delta 0, clamped), and WebAssembly memory is each system\'s own WebAssembly.Memory sizes, added. `npm run bench:footprint` measures engram\'s worker at rest after full collections, over the DevTools protocol.',
 };
 
 export const CLOSING_NOTE = [

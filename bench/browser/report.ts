@@ -32,7 +32,7 @@ const FIGURES: { key: string; label: string; better: 'higher' | 'lower'; needsRe
   { key: 'hybrid', label: 'hybrid query p95 (ms)', better: 'lower', needsRecall: true, of: (r) => r.warm.hybrid?.latency.p95 ?? null },
   { key: 'recall', label: 'recall@10', better: 'higher', of: (r) => r.warm.vector.recall },
   { key: 'cold', label: 'cold start, navigation → first answer (ms)', better: 'lower', of: (r) => r.cold.firstAnswerMs },
-  { key: 'memory', label: 'memory, page + worker (MB)', better: 'lower', of: (r) => mb(r.warm.memory.usedBytes.page + r.warm.memory.usedBytes.worker) },
+  { key: 'memory', label: 'memory, page + worker + WebAssembly (MB)', better: 'lower', of: (r) => mb(r.warm.memory.usedBytes.page + r.warm.memory.usedBytes.worker + (r.warm.memory.wasmBytes ?? 0)) },
 ];
 
 const mb = (bytes: number) => bytes / 1_048_576;
@@ -64,7 +64,7 @@ function resultRow(r: RunRecord): string[] {
     fmt(warm.vector.recall, 3),
     warm.hybrid ? `${fmt(warm.hybrid.latency.p50)} / ${fmt(warm.hybrid.latency.p95)}` : 'n/a (no hybrid)',
     `${fmt(cold.firstAnswerMs)} (${fmt(cold.reopenToAnswerMs)})${cold.count !== r.size ? ` ⚠ ${cold.count} of ${r.size} survived` : ''}`,
-    `${fmt(mb(warm.memory.usedBytes.page))} + ${fmt(mb(warm.memory.usedBytes.worker))}`,
+    `${fmt(mb(warm.memory.usedBytes.page))} + ${fmt(mb(warm.memory.usedBytes.worker))} + ${fmt(mb(warm.memory.wasmBytes ?? 0))}`,
     [warm.insert.longTasks, warm.vector.longTasks, warm.hybrid?.longTasks, cold.longTasks].map((x) => (x ? lt(x) : '–')).join(' / '),
   ];
 }
@@ -108,6 +108,19 @@ function targets(records: Measured[]): string[][] {
     const longTasks = phases.reduce((sum, x) => sum + x!.count, 0);
     const insertRate = r.size / (r.warm.insert.durableMs / 1000);
     const at = `${r.size.toLocaleString('en-US')} × ${r.dimension}-d`;
+    // The floor target: engram's vector p95 within 1.5× the WebAssembly SIMD floor's plus one worker round trip.
+    const floor = records.find((x) => x.system === 'wasm-floor' && x.size === r.size && x.dimension === r.dimension);
+    const rtt = Number(r.warm.extras.rpcRoundTripMs ?? NaN);
+    if (floor) {
+      const bar = 1.5 * floor.warm.vector.latency.p95 + rtt;
+      rows.push([
+        at,
+        'query p95 ≤ 1.5 × the WebAssembly SIMD floor + one worker round trip',
+        `${fmt(v.latency.p95)} ms ≤ 1.5 × ${fmt(floor.warm.vector.latency.p95)} + ${fmt(rtt)} = ${fmt(bar)} ms?`,
+        v.latency.p95 <= bar ? 'met' : '**missed**',
+        `${fmt(v.latency.p95 / floor.warm.vector.latency.p95)}× the floor`,
+      ]);
+    }
     rows.push(
       [at, 'query p95 ≤ 10 ms, recall@10 ≥ 0.99', `${fmt(v.latency.p95)} ms, recall ${fmt(v.recall, 3)}`, v.latency.p95 <= 10 && (v.recall ?? 0) >= 0.99 ? 'met' : '**missed**', ratio('p95')],
       [at, 'cold start to first query ≤ 1.5 s', `${fmt(r.cold.firstAnswerMs)} ms`, r.cold.firstAnswerMs <= 1500 ? 'met' : '**missed**', ratio('cold')],
@@ -130,11 +143,12 @@ export function renderReport(meta: RunMeta, records: RunRecord[]): string {
     `Chromium ${meta.chromium} (headless, persistent profile: IndexedDB on disk), ${meta.cores} cores, Node ${meta.node}; ${meta.minutes.toFixed(1)} min. ` +
       `Every system gets the same random unit vectors and texts, in the same browser session; up to ${meta.queries} queries per phase (n shown when a time budget cut a slow peer short), top-10. ` +
       'engram runs through its public API in its Web Worker; the peers run on the main thread. Peers without storage of their own persist a snapshot to IndexedDB ' +
-      '(Orama `save()` as JSON, Voy `serialize()`, brute force its Float32Array); hnswlib uses its IDBFS `syncFS`; entity-db writes IndexedDB itself.',
+      '(Orama `save()` as JSON, Voy `serialize()`, the two floors their padded Float32Array); hnswlib uses its IDBFS `syncFS`; entity-db writes IndexedDB itself. ' +
+      'The floors are the best simple exact search (bench/floor/f32-floor.ts): one f32 matrix scanned by a WebAssembly SIMD kernel (`wasm-floor`) or by a tuned JS loop (`brute force`), the k best kept behind a threshold.',
     '',
     'Columns: durable insert = items/s until the data survives a reload (total seconds); vector query latency p50 / p95 / p99 in ms; recall@10 against exact search in double precision; ' +
       'hybrid (vector + keyword) p50 / p95 in ms where the system has it; cold start = reload, reopen, first answered query, ms from the start of navigation (reopen → answer in brackets); ' +
-      'memory added by the system, page + worker MB (`performance.measureUserAgentSpecificMemory`); main-thread long tasks over 50 ms during insert / vector queries / hybrid queries / cold start, count (longest ms).',
+      'memory added by the system, page + worker + WebAssembly MB (`performance.measureUserAgentSpecificMemory` for the JS heaps, which leaves WebAssembly memory out, plus each system\'s WebAssembly.Memory sizes: engram\'s `info().vectorBytes`); durability: every system\'s IndexedDB writes use Chromium\'s default (engram passes none, the peers\' snapshot store `durability: \'default\'`); each query phase answers 5 warm-up queries untimed, then times the rest; main-thread long tasks over 50 ms during insert / vector queries / hybrid queries / cold start, count (longest ms).',
     '',
     table(
       ['dim', 'memories', 'system', 'durable insert/s', 'vector p50 / p95 / p99 ms', 'recall@10', 'hybrid p50 / p95 ms', 'cold start ms', 'memory MB', 'long tasks'],

@@ -8,7 +8,7 @@
  *   BENCH_SIZES=1000,10000 BENCH_DIMS=128 BENCH_SYSTEMS=engram,brute-force npm run bench:browser
  *
  * Environment: BENCH_SIZES (1000,10000,100000), BENCH_DIMS (128,384),
- * BENCH_SYSTEMS (engram,orama,entity-db,hnswlib,voy,brute-force),
+ * BENCH_SYSTEMS (engram,orama,entity-db,hnswlib,voy,brute-force,wasm-floor),
  * BENCH_QUERIES (200), BENCH_QUERY_BUDGET_S (15: per query phase, at least
  * 20 queries), BENCH_INSERT_BUDGET_S (120: a system whose insert would take
  * longer at the next size, extrapolated from the last one, is skipped there
@@ -29,7 +29,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
 const SIZES = list(process.env.BENCH_SIZES, '1000,10000,100000').map(Number);
 const DIMS = list(process.env.BENCH_DIMS, '128,384').map(Number);
-const SYSTEMS = list(process.env.BENCH_SYSTEMS, 'engram,orama,entity-db,hnswlib,voy,brute-force');
+const SYSTEMS = list(process.env.BENCH_SYSTEMS, 'engram,orama,entity-db,hnswlib,voy,brute-force,wasm-floor');
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const QUERY_BUDGET_MS = Number(process.env.BENCH_QUERY_BUDGET_S ?? 15) * 1000;
 const INSERT_BUDGET_MS = Number(process.env.BENCH_INSERT_BUDGET_S ?? 120) * 1000;

@@ -157,6 +157,14 @@ export class MemoryIndex {
     }
   }
 
+  /** Makes room for this many more rows per user before a bulk load (`loadBatch`), so each matrix grows once. */
+  reserve(rowsPerUser: ReadonlyMap<string, number>): void {
+    for (const [userId, rows] of rowsPerUser) {
+      const user = this.userIndex(userId);
+      user.vectors.reserve(user.vectors.size + rows);
+    }
+  }
+
   /**
    * Bulk load of a batch (at open, from the snapshot), as `load` but with
    * each user's consecutive rows appended to its matrix in one pass, their

@@ -112,6 +112,15 @@ export class VectorMatrix {
     return this.rescored;
   }
 
+  /**
+   * Makes room for `rows` rows at once (a bulk load that knows its size):
+   * one growth of the WebAssembly memory instead of one per block, each of
+   * which costs the JS heap a collection (V8 counts the memory as external).
+   */
+  reserve(rows: number): void {
+    this.ensureCapacity(rows);
+  }
+
   has(id: string): boolean {
     return this.rowOf.has(id);
   }

@@ -2,6 +2,8 @@
  * A minimal IndexedDB key/value store for peers that only persist by
  * snapshot (Orama's `save()`, Voy's `serialize()`, brute force's matrix):
  * this is what an app using them would have to write to survive a reload.
+ * Written with the durability engram's own transactions get (Dexie passes
+ * none: Chromium's default), so every system is durable in the same way.
  */
 const DB_NAME = 'bench-snapshots';
 const STORE = 'snapshots';
@@ -20,7 +22,7 @@ export async function putSnapshot(key: string, value: unknown): Promise<void> {
   const db = await open();
   try {
     await new Promise<void>((resolve, reject) => {
-      const tx = db.transaction(STORE, 'readwrite', { durability: 'strict' });
+      const tx = db.transaction(STORE, 'readwrite', { durability: 'default' });
       tx.objectStore(STORE).put(value, key);
       tx.oncomplete = () => resolve();
       tx.onerror = () => reject(tx.error);

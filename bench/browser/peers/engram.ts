@@ -31,6 +31,8 @@ export const engram: SystemModule = {
         searchable();
       },
       queryVector: (query, k) => recallIds(memory!, query, k),
+      // The vectors' WebAssembly memory in the worker (its JS heap is in measureUserAgentSpecificMemory's worker figure).
+      wasmBytes: async () => (await (hybrid ?? memory!).info()).vectorBytes,
       async queryHybrid(query, k) {
         if (!hybrid) {
           // Hybrid uses the default ranking (dense + BM25 + importance/recency): a second open of the same database.

@@ -46,6 +46,7 @@ export const hnswlib: SystemModule = {
         await index.writeIndex(fileOf(dimension, size));
         await syncFileSystem('write');
       },
+      wasmBytes: async () => (hnsw as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer.byteLength,
       queryVector: async (q, k) => query(index!, q.vector, k),
       async close() {
         index = undefined;

@@ -13,6 +13,12 @@ export interface BenchSystem {
   insert(data: Dataset, searchable: () => void): Promise<void>;
   queryVector(query: { vector: Float32Array; text: string }, k: number): Promise<number[]>;
   queryHybrid?(query: { vector: Float32Array; text: string }, k: number): Promise<number[]>;
+  /**
+   * Bytes of WebAssembly memory the system holds now (its WebAssembly.Memory
+   * sizes): `measureUserAgentSpecificMemory` does not count them, so the
+   * memory column adds them. Absent for systems with no WebAssembly.
+   */
+  wasmBytes?(): Promise<number>;
   /** Extra figures the system wants in the JSON (e.g. engram's RPC round trip). */
   extras?(): Promise<Record<string, number | string>>;
   close(): Promise<void>;

@@ -12,10 +12,13 @@ import type { BenchSystem, ReopenedSystem, SystemModule } from './system.js';
  * not have), so the page instantiates it by hand and hands it to the bindings.
  */
 let ready: Promise<void> | undefined;
+/** The module's memory, for the memory column. */
+let wasmMemory: WebAssembly.Memory | undefined;
 function init(): Promise<void> {
   ready ??= (async () => {
     const { instance } = await WebAssembly.instantiateStreaming(fetch(voyWasmUrl), { './voy_search_bg.js': voyBindings as unknown as WebAssembly.ModuleImports });
     voyBindings.__wbg_set_wasm(instance.exports);
+    wasmMemory = instance.exports.memory as WebAssembly.Memory;
   })();
   return ready;
 }
@@ -33,6 +36,7 @@ export const voy: SystemModule = {
     const system: BenchSystem = {
       name: 'voy-search (k-d tree)',
       hybrid: false,
+      wasmBytes: async () => wasmMemory?.buffer.byteLength ?? 0,
       async insert(data, searchable) {
         // Voy takes its resources as JSON-like objects with plain-array embeddings.
         const embeddings = data.texts.map((text, i) => ({ id: String(i), title: text, url: '', embeddings: Array.from(data.vectors[i]!) }));

@@ -189,6 +189,16 @@ export async function loadSnapshot(
   const payloads = (rows as SnapshotPage[]).map((row) => row.payload.arrayBuffer());
   // Reads left unawaited once a page is refused must not surface as unhandled rejections.
   for (const payload of payloads) payload.catch(() => undefined);
+  // Room for every page's rows first, while the payloads are read: each user's matrix grows once. (Only a
+  // hint from the raw columns: decodePage validates each page before it is loaded.)
+  const rowsPerUser = new Map<string, number>();
+  for (const { docs } of rows as SnapshotPage[]) {
+    for (const code of docs.userId ?? []) {
+      const userId = docs.strings?.[code];
+      if (typeof userId === 'string') rowsPerUser.set(userId, (rowsPerUser.get(userId) ?? 0) + 1);
+    }
+  }
+  index.reserve(rowsPerUser);
   const pages: { page: number; ids: string[] }[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;

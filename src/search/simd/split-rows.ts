@@ -136,6 +136,7 @@ export class SplitRows {
     const d = this.dimension;
     const buffer = this.kernels.buffer();
     const halves = new Uint16Array(buffer);
+    const words = new Uint32Array(buffer);
     const f32 = new Float32Array(buffer);
     const bits = new Uint32Array(vectors.buffer, vectors.byteOffset, vectors.length);
     const meta = metadata && new Float32Array(metadata.buffer, metadata.byteOffset, count * 2);
@@ -145,11 +146,7 @@ export class SplitRows {
       if (this.planar) {
         const high = this.highOf(row + i) >> 1;
         const low = this.lowOf(row + i) >> 1;
-        for (let j = 0; j < d; j++) {
-          const b = bits[source + j]!;
-          halves[high + j] = b >>> 16;
-          halves[low + j] = b & 0xffff;
-        }
+        split(bits, source, d, words, halves, high, low);
         halves.fill(0, high + d, high + this.stride);
         halves.fill(0, low + d, low + this.stride);
       } else {
@@ -374,6 +371,29 @@ const FACTOR_UP = 1 + 2 ** -18;
 
 function strideFor(dimension: number): number {
   return Math.ceil(dimension / 16) * 16;
+}
+
+/**
+ * Writes the high and the low 16 bits of `count` f32 bit patterns from
+ * `bits[from]` to the halves at u16 indexes `high` and `low` (both even), two
+ * components per 32-bit store (twice as fast as one per 16-bit store, which
+ * matters when an open loads every row).
+ */
+function split(bits: Uint32Array, from: number, count: number, words: Uint32Array, halves: Uint16Array, high: number, low: number): void {
+  const pairs = count >> 1;
+  const h = high >> 1;
+  const l = low >> 1;
+  for (let k = 0; k < pairs; k++) {
+    const b0 = bits[from + 2 * k]!;
+    const b1 = bits[from + 2 * k + 1]!;
+    words[h + k] = (b0 >>> 16) | (b1 & 0xffff0000);
+    words[l + k] = (b0 & 0xffff) | (b1 << 16);
+  }
+  if (count & 1) {
+    const b = bits[from + count - 1]!;
+    halves[high + count - 1] = b >>> 16;
+    halves[low + count - 1] = b & 0xffff;
+  }
 }
 
 /** ‖v‖ and the norm of its low halves' values (v − v with its low 16 bits cleared), in f64; undefined when v cannot be bounded. */
