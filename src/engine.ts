@@ -432,7 +432,9 @@ export class Engine {
 
   /** Resolves when no call is in flight and the background queue is drained; an aborted wait rejects, the work goes on. */
   idle(callId?: string): Promise<void> {
-    const { calls, queue, aborts } = this.parts;
+    const { calls, queue, aborts, access } = this.parts;
+    // Pending access times are written now, not when their timer fires.
+    void access.settle();
     const drained = async () => {
       do {
         while (calls.size > 0) await calls.settled();
@@ -448,6 +450,8 @@ export class Engine {
     this.closed = true;
     const { ctx, calls, queue, snapshots, signal, closing } = this.parts;
     calls.stop();
+    // Pending access times are written now (the write is tracked: the wait for calls below includes it).
+    void this.parts.access.settle();
     const timeoutMs = options.timeoutMs ?? 10_000;
     // In-flight jobs are cancelled (they stay queued, and emit no event); calls get until the deadline.
     closing.abort(new Error('engram is closing'));

@@ -72,6 +72,11 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
     const times = ctx.index.doc(hit.memory.id)?.times;
     if (times && times.length > 0) hit.times = times.map((time) => ({ ...time }));
   }
+  // Accesses that earlier recalls recorded and whose write is still pending show in the records (recall/access-times.ts).
+  for (const hit of out) {
+    const at = access.accessedAt(hit.memory.id);
+    if (at !== undefined && at > hit.memory.lastAccessedAt) hit.memory.lastAccessedAt = at;
+  }
   // An aborted recall rejects (recall's caller races the signal) and touches nothing.
   if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;

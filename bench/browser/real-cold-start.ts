@@ -1,0 +1,125 @@
+/**
+ * What a user waits for (issue 16), in Chromium with the offline model and
+ * the default ranking, nothing handed in: 100k facts written as text (the
+ * worker embeds them), then several "tab killed" reloads. Each reload times
+ * navigation → `createMemory()` resolved (worker started, model ready, index
+ * opened from its snapshot plus the write log) → first `recall(text)`
+ * answered (embedding the query, hybrid ranking, records read), then
+ * BENCH_QUERIES back-to-back `recall(text)` calls with the default access-time
+ * writes, then writes 100 facts one by one and closes the tab without
+ * `close()`: the next reload opens a snapshot that missed them. The first
+ * reload follows a clean `close()`. Medians over the killed reloads, load
+ * average printed.
+ *
+ *   npm run bench:real-cold
+ *   BENCH_SIZE=10000 BENCH_RELOADS=3 npm run bench:real-cold
+ *
+ * Environment: BENCH_SIZE (100000), BENCH_RELOADS (4), BENCH_QUERIES (100),
+ * BENCH_TOUCH (1; 0 recalls with `touch: false`, no access-time writes), CHROMIUM_PATH.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { startDemoServer } from '../../demo/server.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
+import { syntheticTexts } from '../synthetic.js';
+
+const SIZE = Number(process.env.BENCH_SIZE ?? 100_000);
+const RELOADS = Number(process.env.BENCH_RELOADS ?? 4);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 100);
+const TOUCH = process.env.BENCH_TOUCH !== '0';
+const KILLED_WRITES = 100;
+const NAME = 'real-cold-start';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** What the bare test page (test/browser/bare-page) exposes, and where this script keeps its memory. */
+interface BarePage {
+  engramDemo: { ready?: boolean; open(o: object): Promise<EngramLike> };
+  memory: EngramLike;
+}
+interface EngramLike {
+  facts: { addMany(f: { text: string }[], o: object): Promise<unknown>; add(f: { text: string }): Promise<unknown> };
+  recall(q: string, o?: object): Promise<unknown[]>;
+  info(): Promise<{ indexed: number; openedFrom: string; replayed: number }>;
+  close(): Promise<void>;
+}
+
+async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as BarePage).engramDemo?.ready);
+}
+
+await build({ configFile: here('../../test/browser/bare-page/vite.config.ts'), logLevel: 'error' });
+const server = await startDemoServer({ pageDir: here('../../test/browser/bare-page/dist/') });
+const userDataDir = mkdtempSync(join(tmpdir(), 'engram-real-cold-'));
+// A persistent profile: IndexedDB and the model's Cache API entries on disk, as in a user's browser.
+const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096'] });
+try {
+  console.log(`load average at start: ${load()}`);
+  let page = await context.newPage();
+  await openPage(page, server.url);
+  await page.evaluate(async (name) => {
+    const w = window as unknown as BarePage;
+    w.memory = await w.engramDemo.open({ name });
+  }, NAME);
+  const texts = syntheticTexts(SIZE, 11);
+  const insertStarted = performance.now();
+  for (let start = 0; start < SIZE; start += 1000) {
+    await page.evaluate((batch) => (window as unknown as BarePage).memory.facts.addMany(batch.map((text) => ({ text })), { merge: false, returnRecords: false }), texts.slice(start, start + 1000));
+  }
+  const insertMs = performance.now() - insertStarted;
+  await page.evaluate(() => (window as unknown as BarePage).memory.close());
+  await page.close();
+  console.log(`inserted ${SIZE.toLocaleString('en-US')} facts as text (embedded in the worker) in ${(insertMs / 1000).toFixed(1)} s: ${Math.round(SIZE / (insertMs / 1000))}/s; load ${load()}`);
+
+  const queries = syntheticTexts(QUERIES + 1, 99).map((t) => `what about ${t.split(' ').slice(0, 3).join(' ')}?`);
+  const rows: { killed: boolean; ready: number; first: number; p50: number; p95: number; replayed: number; openedFrom: string }[] = [];
+  for (let reload = 0; reload < RELOADS; reload++) {
+    page = await context.newPage();
+    await openPage(page, server.url);
+    const result = await page.evaluate(
+      async ({ name, queries, writes, touch }) => {
+        const w = window as unknown as BarePage;
+        w.memory = await w.engramDemo.open({ name });
+        const ready = performance.now(); // since this navigation started
+        await w.memory.recall(queries[0]!);
+        const first = performance.now();
+        const { replayed, openedFrom } = await w.memory.info();
+        const latencies: number[] = [];
+        for (const query of queries.slice(1)) {
+          const started = performance.now();
+          await w.memory.recall(query, { touch });
+          latencies.push(performance.now() - started);
+        }
+        for (let i = 0; i < writes; i++) await w.memory.facts.add({ text: `written before the tab was killed, number ${i} of reload ${performance.now()}` });
+        return { ready, first, latencies, replayed, openedFrom };
+      },
+      { name: NAME, queries, writes: KILLED_WRITES, touch: TOUCH },
+    );
+    // The tab dies: no close(), so no snapshot save; the worker goes with the page.
+    await page.close({ runBeforeUnload: false });
+    const row = { killed: reload > 0, ready: result.ready, first: result.first, p50: percentile(result.latencies, 50), p95: percentile(result.latencies, 95), replayed: result.replayed, openedFrom: result.openedFrom };
+    rows.push(row);
+    console.log(
+      `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation; back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms; load ${load()}`,
+    );
+  }
+  const killed = rows.filter((r) => r.killed);
+  console.log(
+    `\n${SIZE.toLocaleString('en-US')} facts, offline model (128-d), default ranking, tab killed before each reload (medians of ${killed.length}): ` +
+      `navigation → model ready ${Math.round(median(killed.map((r) => r.ready)))} ms → first answer ${Math.round(median(killed.map((r) => r.first)))} ms; ` +
+      `back-to-back recall(text${TOUCH ? '' : ', { touch: false }'}) p50 ${median(killed.map((r) => r.p50)).toFixed(1)} ms, p95 ${median(killed.map((r) => r.p95)).toFixed(1)} ms (targets: first answer ≤ 1,500 ms, p95 ≤ 10 ms)`,
+  );
+  console.log(`load average at end: ${load()}`);
+} finally {
+  await context.close();
+  await server.close();
+  rmSync(userDataDir, { recursive: true, force: true });
+}
