@@ -51,6 +51,18 @@ interface EngramLike {
   close(): Promise<void>;
 }
 
+/** When each phase of the open started and ended, from its progress events (ms since navigation); a string, so no bundler helper leaks into the page. */
+interface ProgressProbe {
+  phases: Record<string, number>;
+  onProgress(p: { phase: string; progress: number }): void;
+}
+const PROGRESS_PROBE = `
+  window.phases = {};
+  window.onProgress = (p) => {
+    if (p.progress === 0) window.phases[p.phase + ' start'] ??= performance.now();
+    if (p.progress === 1) window.phases[p.phase + ' ready'] = performance.now();
+  };`;
+
 async function openPage(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as BarePage).engramDemo?.ready);
@@ -63,6 +75,7 @@ const userDataDir = mkdtempSync(join(tmpdir(), 'engram-real-cold-'));
 const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096'] });
 try {
   console.log(`load average at start: ${load()}`);
+  await context.addInitScript({ content: PROGRESS_PROBE });
   let page = await context.newPage();
   await openPage(page, server.url);
   await page.evaluate(async (name) => {
@@ -87,7 +100,9 @@ try {
     const result = await page.evaluate(
       async ({ name, queries, writes, touch }) => {
         const w = window as unknown as BarePage;
-        w.memory = await w.engramDemo.open({ name });
+        const { phases, onProgress } = window as unknown as ProgressProbe;
+        phases.script = performance.now();
+        w.memory = await w.engramDemo.open({ name, onProgress });
         const ready = performance.now(); // since this navigation started
         await w.memory.recall(queries[0]!);
         const first = performance.now();
@@ -99,16 +114,17 @@ try {
           latencies.push(performance.now() - started);
         }
         for (let i = 0; i < writes; i++) await w.memory.facts.add({ text: `written before the tab was killed, number ${i} of reload ${performance.now()}` });
-        return { ready, first, latencies, replayed, openedFrom };
+        return { ready, first, latencies, replayed, openedFrom, phases };
       },
       { name: NAME, queries, writes: KILLED_WRITES, touch: TOUCH },
     );
     // The tab dies: no close(), so no snapshot save; the worker goes with the page.
     await page.close({ runBeforeUnload: false });
+    const phases = Object.entries(result.phases).sort((a, b) => a[1] - b[1]).map(([phase, at]) => `${phase} ${Math.round(at)}`).join(', ');
     const row = { killed: reload > 0, ready: result.ready, first: result.first, p50: percentile(result.latencies, 50), p95: percentile(result.latencies, 95), replayed: result.replayed, openedFrom: result.openedFrom };
     rows.push(row);
     console.log(
-      `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation; back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms; load ${load()}`,
+      `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation (${phases}); back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms; load ${load()}`,
     );
   }
   const killed = rows.filter((r) => r.killed);

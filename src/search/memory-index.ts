@@ -8,6 +8,7 @@ import { PendingKeywords } from './pending-keywords.js';
 import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
 import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { RowSignals } from './row-signals.js';
+import type { TermListsReader } from './term-lists.js';
 import { candidateRows } from './score-bounds.js';
 import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vector-matrix.js';
 
@@ -45,6 +46,8 @@ export interface IndexBatch {
   /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
   docs: DocColumnsReader;
   texts: readonly string[];
+  /** Their texts' index terms (search/term-lists.ts), when the snapshot kept them: the keyword postings are built from these. */
+  lists?: TermListsReader;
   /** One vector per memory, end to end. */
   vectors: Float32Array;
   /** Their bounds' metadata as `quantizedRows` gave it, when it was kept (the matrix computes it otherwise). */
@@ -172,7 +175,7 @@ export class MemoryIndex {
    * column form until they are read.
    */
   loadBatch(batch: IndexBatch): void {
-    const { docs, texts, vectors, quantized } = batch;
+    const { docs, texts, lists, vectors, quantized } = batch;
     const d = this.dimension;
     const ids = docs.ids;
     const n = docs.size;
@@ -193,7 +196,7 @@ export class MemoryIndex {
       for (let i = start; i < end; i++) {
         user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.dated(i), docs.speaker(i), true);
       }
-      user.pendingKeywords.add(ids, texts, start, end);
+      user.pendingKeywords.add(ids, texts, start, end, lists);
       start = end;
     };
     for (let i = 0; i < n; i++) {

@@ -16,6 +16,14 @@ import { STOPWORDS } from './stopwords.js';
  * - Only ASCII words are stemmed: the Porter stemmer is for English.
  * Plain ASCII text takes the original fast path.
  */
+/**
+ * Names what `tokenize` returns for every text. The index snapshot keeps its
+ * pages' terms (search/term-lists.ts) and uses them only under the same
+ * version: bump it with any change to the terms of any text (the rules
+ * here, the stop words, the stemmer's version).
+ */
+export const TOKENIZER_VERSION = 1;
+
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   if (ASCII.test(text)) {

@@ -457,6 +457,39 @@ describe('index snapshot', () => {
     }
   });
 
+  it("keeps each page's index terms: keyword answers match a records open, and a page without them (an older engram, another tokenizer) is read from its texts and saved again with them", async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 5000);
+    await closeIt(first);
+    const { blocks } = await rawSnapshot(db);
+    expect(blocks.length).toBeGreaterThan(2);
+    expect(blocks.map((b) => b.terms?.start.length)).toEqual(blocks.map((b) => b.texts.length + 1));
+    const viaRecords = await answers(await openOn(db, { indexSnapshot: false }));
+    await closeIt(open.at(-1)!);
+
+    // Page 0 as an older engram saved it (no terms), page 1 from another tokenizer version.
+    await rawSnapshot(db, (_, pages) => {
+      delete pages[0]!.terms;
+      pages[1]!.terms!.version += 1;
+    });
+    const second = await openOn(db);
+    expect(await second.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 5001 });
+    expect(await answers(second)).toEqual(viaRecords);
+    await closeIt(second);
+    // Those two pages were saved again, with terms of this version; the others were left as they were.
+    const { blocks: after } = await rawSnapshot(db);
+    const byPage = new Map(after.map((b) => [b.page, b]));
+    expect(byPage.get(blocks[0]!.page)!.key).not.toBe(blocks[0]!.key);
+    expect(byPage.get(blocks[1]!.page)!.key).not.toBe(blocks[1]!.key);
+    expect(byPage.get(blocks[1]!.page)!.terms!.version).toBe(blocks[2]!.terms!.version);
+    expect(byPage.get(blocks[0]!.page)!.terms).toEqual(blocks[0]!.terms);
+    expect(byPage.get(blocks[2]!.page)!.key).toBe(blocks[2]!.key);
+
+    const third = await openOn(db);
+    expect(await answers(third)).toEqual(viaRecords);
+  });
+
   it('rejects a bad option with a typed error', async () => {
     await expect(openMemory({ ...database(), indexSnapshot: { saveDelayMs: -1 } })).rejects.toBeInstanceOf(ValidationError);
     await expect(openMemory({ ...database(), indexSnapshot: true as never })).rejects.toBeInstanceOf(ValidationError);

@@ -131,6 +131,11 @@ export class SnapshotPages implements IndexObserver {
     for (const b of pages) this.dirty.add(b);
   }
 
+  /** Marks `pages` dirty: the next save writes them again (pages an older engram saved without what this one keeps). */
+  rewrite(pages: number[]): void {
+    for (const b of pages) this.dirty.add(b);
+  }
+
   /** Marks every live page dirty: the next save writes them all (the stored snapshot is of another layout). */
   allDirty(): void {
     for (const page of this.livePages()) this.dirty.add(page);
@@ -155,7 +160,8 @@ export class SnapshotPages implements IndexObserver {
  * once and each page is loaded as soon as its bytes arrive, while the next
  * ones are still being read. Returns the mark either way (the engine's
  * index is then at that mark) and, when the snapshot was used, its page
- * layout and the changes since it, which the caller replays onto the index
+ * layout (and which pages are outdated: worth rewriting at the next save)
+ * and the changes since it, which the caller replays onto the index
  * (`MemoryIndex.replay`) once it observes the index again, so the next save
  * writes their pages; when it was not (stale, or a page that does not fit
  * together), the index may hold part of it and the caller rebuilds it from
@@ -165,7 +171,7 @@ export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
   index: MemoryIndex,
-): Promise<{ mark: string; pages: { page: number; ids: string[] }[] | null; layout: string; since: IndexChange[] }> {
+): Promise<{ mark: string; pages: { page: number; ids: string[]; outdated: boolean }[] | null; layout: string; since: IndexChange[] }> {
   const { mark, rows, layout, since } = await db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
@@ -199,14 +205,15 @@ export async function loadSnapshot(
     }
   }
   index.reserve(rowsPerUser);
-  const pages: { page: number; ids: string[] }[] = [];
+  const pages: { page: number; ids: string[]; outdated: boolean }[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const payload = await payloads[i]!.catch(() => null);
     const batch = payload && decodePage(row, payload, embedder.dimension);
     if (!batch) return failed;
     index.loadBatch(batch);
-    pages.push({ page: row.page, ids: row.docs.ids });
+    // A page without usable term lists (saved by an older engram) had its texts tokenised: worth saving again.
+    pages.push({ page: row.page, ids: row.docs.ids, outdated: !batch.lists });
   }
   // A memory whose vector no logged write changed has the snapshot's (replay-log.ts); one with neither is for the full read to repair.
   const changes: IndexChange[] = [];

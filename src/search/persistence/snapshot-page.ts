@@ -1,6 +1,7 @@
 import type { IndexBatch, MemoryIndex } from '../memory-index.js';
 import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
+import { readTermLists, termListsOf, type TermLists } from '../term-lists.js';
 
 /**
  * One page of the index snapshot (index-snapshot.ts): up to PAGE_SIZE
@@ -10,6 +11,10 @@ import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
  * - the documents column-wise (search/doc-columns.ts), so structured clone
  *   restores a few typed arrays instead of thousands of objects, and the
  *   index builds a document only when it is read;
+ * - the texts' index terms (search/term-lists.ts), from which the keyword
+ *   postings are built without tokenising the texts again (a page saved
+ *   without them, or under another tokenizer version, has its texts
+ *   tokenised, and is rewritten by the next save: `hasTerms`);
  * - the vectors end to end, which the index copies into its matrix in one go;
  * - the per-row norms the matrix bounds scores with (simd/split-rows.ts), so
  *   opening does not compute them again. They are tagged with their layout
@@ -28,6 +33,8 @@ export interface SnapshotPage {
   page: number;
   docs: DocColumns;
   texts: string[];
+  /** The texts' index terms; absent from pages saved before engram kept them. */
+  terms?: TermLists;
   /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their rows' norms when `quantized` is set. */
   payload: Blob;
   /** How to read the norms that follow the vectors in `payload`; null when the saving index kept none. */
@@ -56,6 +63,7 @@ export function encodePage(index: MemoryIndex, ids: string[], page: number, key:
     page,
     docs: encodeDocs(docs),
     texts,
+    terms: termListsOf(texts),
     payload: new Blob(quantized ? [vectors, quantized.rows as Uint8Array<ArrayBuffer>] : [vectors]),
     quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
   };
@@ -73,9 +81,10 @@ export function decodePage(row: SnapshotPage, payload: ArrayBuffer, dimension: n
   if (row.texts.length !== n || payload.byteLength < floats * 4) return null;
   const vectors = new Float32Array(payload, 0, floats);
   const rows = new Uint8Array(payload, floats * 4);
+  const lists = readTermLists(row.terms, n);
   const quantized = row.quantized;
-  if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, vectors } : null;
-  // An int8 copy that does not fit is left out: the matrix then quantises the rows itself.
+  if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, lists, vectors } : null;
+  // Norms that do not fit are left out: the matrix then computes them itself.
   const fits = n > 0 && rows.length % n === 0 && quantized.unbounded.every((i) => Number.isInteger(i) && i >= 0 && i < n);
-  return { docs, texts: row.texts, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
+  return { docs, texts: row.texts, lists, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
 }

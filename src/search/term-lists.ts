@@ -1,0 +1,97 @@
+import { TOKENIZER_VERSION, tokenize } from './tokenize.js';
+
+/**
+ * A batch of documents' index terms, tokenised once and kept in a few
+ * columns, so the keyword postings of a snapshot page are rebuilt at open
+ * without tokenising its texts again (`KeywordIndex.upsertLists`).
+ * Tokenising was about 60% of building the postings, and counting each
+ * document's terms in a Map most of the rest: 1.2 s of a 100k-memory open
+ * in Chromium, which the first keyword query waited for.
+ *
+ * The batch's distinct terms are one string (`terms`, joined by newlines: a
+ * term never holds one, see tokenize.ts), which structured clone copies in
+ * one piece; document i's distinct terms are `term[start[i]]` up to
+ * `term[start[i + 1]]` (indexes into the terms, in first-seen order) with
+ * their frequencies in `freq` (capped at 65,535, as the keyword index caps
+ * them), and `length[i]` is its count of tokens. Lists from another
+ * tokenizer version are not used (`readTermLists` returns undefined, and the
+ * texts are tokenised instead).
+ */
+export interface TermLists {
+  /** `TOKENIZER_VERSION` of the tokenizer that made them. */
+  version: number;
+  terms: string;
+  start: Uint32Array;
+  /** Uint16 when the batch has at most 65,536 distinct terms. */
+  term: Uint16Array | Uint32Array;
+  freq: Uint16Array;
+  length: Uint32Array;
+}
+
+/** Term lists as `KeywordIndex.upsertLists` reads them: the joined terms split once. */
+export interface TermListsReader extends Omit<TermLists, 'terms'> {
+  terms: readonly string[];
+}
+
+const MAX_FREQ = 65_535;
+
+/** The term lists of `texts`, in order. */
+export function termListsOf(texts: readonly string[]): TermLists {
+  const terms: string[] = [];
+  const numberOf = new Map<string, number>();
+  const start = new Uint32Array(texts.length + 1);
+  const length = new Uint32Array(texts.length);
+  const term: number[] = [];
+  const freq: number[] = [];
+  // Where this document's terms start in `term`, by term number (-1: not in it), reset after each document.
+  const slotOf: number[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const tokens = tokenize(texts[i]!);
+    const first = term.length;
+    for (const token of tokens) {
+      let n = numberOf.get(token);
+      if (n === undefined) {
+        numberOf.set(token, (n = terms.push(token) - 1));
+        slotOf.push(-1);
+      }
+      const slot = slotOf[n]!;
+      if (slot < 0) {
+        slotOf[n] = term.length;
+        term.push(n);
+        freq.push(1);
+      } else if (freq[slot]! < MAX_FREQ) {
+        freq[slot]!++;
+      }
+    }
+    for (let k = first; k < term.length; k++) slotOf[term[k]!] = -1;
+    length[i] = tokens.length;
+    start[i + 1] = term.length;
+  }
+  return {
+    version: TOKENIZER_VERSION,
+    terms: terms.join('\n'),
+    start,
+    term: terms.length <= 65_536 ? Uint16Array.from(term) : Uint32Array.from(term),
+    freq: Uint16Array.from(freq),
+    length,
+  };
+}
+
+/**
+ * `lists` ready for the keyword index if they are of this tokenizer and fit
+ * `count` documents (every index in range, starts ascending); undefined
+ * otherwise, and the texts are tokenised instead. Lists are a cache the
+ * snapshot keeps, so anything odd is a reason to ignore them, not an error.
+ */
+export function readTermLists(lists: unknown, count: number): TermListsReader | undefined {
+  if (typeof lists !== 'object' || lists === null) return undefined;
+  const { version, terms, start, term, freq, length } = lists as Partial<TermLists>;
+  if (version !== TOKENIZER_VERSION || typeof terms !== 'string') return undefined;
+  if (!(start instanceof Uint32Array) || !(length instanceof Uint32Array) || !(freq instanceof Uint16Array)) return undefined;
+  if (!(term instanceof Uint16Array || term instanceof Uint32Array)) return undefined;
+  if (start.length !== count + 1 || length.length !== count || start[0] !== 0 || start[count] !== term.length || freq.length !== term.length) return undefined;
+  for (let i = 0; i < count; i++) if (start[i + 1]! < start[i]!) return undefined;
+  const split = terms.length === 0 ? [] : terms.split('\n');
+  for (let k = 0; k < term.length; k++) if (term[k]! >= split.length || freq[k] === 0) return undefined;
+  return { version, terms: split, start, term, freq, length };
+}
