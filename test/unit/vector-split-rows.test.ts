@@ -139,6 +139,36 @@ describe('bounds from the high halves (SplitRows)', () => {
     });
   }
 
+  for (const simd of [true, false]) {
+    it(`writeMany stores every row bit for bit, across blocks, over rows that held other values (simd ${simd})`, () => {
+      for (const d of [1, 7, 8, 13, 100, 384]) {
+        const random = rng(d);
+        const n = 5000;
+        const rows = new SplitRows(d, n, { simd });
+        // Random bit patterns: every kind of f32 (NaN payloads, infinities, subnormals, -0) at some component.
+        const bits = Uint32Array.from({ length: n * d }, () => Math.floor(random() * 2 ** 32));
+        const vectors = new Float32Array(bits.buffer);
+        rows.writeMany(0, new Float32Array(n * d).fill(-1), n);
+        const unbounded = [...rows.writeMany(0, vectors, 100), ...rows.writeMany(100, vectors.subarray(100 * d), n - 100).map((i) => i + 100)];
+        const cannotBound = (i: number) => !(Math.hypot(...vectors.subarray(i * d, (i + 1) * d)) <= 2 ** 60);
+        expect(unbounded).toEqual(Array.from({ length: n }, (_, i) => i).filter(cannotBound));
+        const wrong: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const got = new Uint32Array(rows.read(i).buffer);
+          for (let j = 0; j < d; j++) if (got[j] !== bits[i * d + j]) wrong.push(`row ${i} component ${j} of ${d} dims`);
+        }
+        const q = Float32Array.from({ length: d }, () => random() - 0.5);
+        rows.placeQuery(q);
+        const scores = rows.scores(n);
+        for (let i = 0; i < n; i++) {
+          const v = vectors.subarray(i * d, (i + 1) * d);
+          if (!Object.is(scores[i], simd ? simdDot(v, q, rows.stride) : f64Dot(v, q))) wrong.push(`score of row ${i} of ${d} dims`);
+        }
+        expect(wrong).toEqual([]);
+      }
+    });
+  }
+
   it('refuses rows and queries it cannot bound: non-finite components, norms above 2^60', () => {
     const q8 = new SplitRows(4, 4);
     expect(q8.write(0, Float32Array.from([1, Number.NaN, 0, 0]))).toBe(false);
