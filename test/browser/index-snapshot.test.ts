@@ -6,9 +6,9 @@ import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-mem
 
 /**
  * The index snapshot in Chromium's own IndexedDB, through the worker: its
- * blocks keep the vectors and their int8 copy in a Blob and the documents
- * column-wise (src/search/persistence/snapshot-page.ts), which fake-indexeddb only
- * imitates. An open from the snapshot must answer exactly as an open that
+ * pages keep the documents column-wise (src/search/persistence/snapshot-page.ts),
+ * which fake-indexeddb only imitates, and the vectors in files of the origin
+ * private file system (page-files.ts), which Node has not. An open from the snapshot must answer exactly as an open that
  * reads every record.
  */
 const demo = useDemoInChromium({ pageDir: BARE_PAGE_DIR });
@@ -84,6 +84,89 @@ describe('index snapshot in Chromium', () => {
     expect(fromSnapshot).toEqual(fromRecords);
     expect((fromRecords as unknown[][]).every((hits) => hits.length > 0)).toBe(true);
     expect(watch.errors).toEqual([]);
+    await context.close();
+  });
+
+  it("pages keep their vectors in files of the origin private file system: replaced pages' files are deleted, and a missing file makes the next open read the records", async () => {
+    const context = await demo.browser.newContext();
+    const page = await openDemoTab(context, demo.url);
+    const name = `files-${Date.now()}`;
+    /** The page rows' payloads and the files in the database's folder (read from the page while no memory is open). */
+    const stored = () =>
+      page.evaluate(async (name) => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const request = indexedDB.open(name);
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        const rows = await new Promise<{ key: string; payload: unknown }[]>((resolve) => {
+          const request = db.transaction('snapshot').objectStore('snapshot').getAll();
+          request.onsuccess = () => resolve(request.result);
+        });
+        db.close();
+        const folder = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('engram-snapshots')).getDirectoryHandle(encodeURIComponent(name));
+        const files: Record<string, number> = {};
+        for await (const [file, handle] of (folder as unknown as { entries(): AsyncIterable<[string, FileSystemFileHandle]> }).entries()) files[file] = (await handle.getFile()).size;
+        const pages = rows.filter((row) => row.key !== 'header').map((row) => ({ key: row.key, payload: row.payload instanceof Blob ? 'blob' : row.payload }));
+        return { pages, files };
+      }, name);
+    const answers = () =>
+      withTestMemory(
+        page,
+        async (memory: Memory, { queries }) => {
+          const out: unknown[] = [(await memory.info()).openedFrom];
+          for (const query of queries) out.push((await memory.recall(query, { userId: 'ana', k: 10, touch: false })).map((h) => [h.memory.id, h.score]));
+          await memory.close();
+          return out;
+        },
+        { queries: [...QUERIES.map((q) => q.query), 'zebra'] },
+      );
+
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    await withTestMemory(
+      page,
+      async (memory, { topics }) => {
+        await memory.facts.addMany(Array.from({ length: 4500 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `${topics[i % topics.length]} (note ${i})` })), { returnRecords: false });
+        await memory.close();
+      },
+      { topics: TOPICS },
+    );
+    const first = await stored();
+    // Three pages (2,048 memories each), each a file of its vectors and their norms (128-d: 520 bytes a memory) named by its row.
+    expect(first.pages.map((p) => p.payload)).toEqual(first.pages.map((p) => ({ file: p.key, bytes: expect.any(Number) })));
+    expect(first.pages.map((p) => (p.payload as { bytes: number }).bytes).sort((a, b) => a - b)).toEqual([404 * 520, 2048 * 520, 2048 * 520]);
+    expect(Object.keys(first.files).sort()).toEqual(first.pages.map((p) => p.key).sort());
+
+    // A changed memory rewrites its page: a new file, and the replaced one is gone.
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    await withTestMemory(page, async (memory) => {
+      await memory.facts.update('f3000', { text: 'zebra stripes are unique' });
+      await memory.close();
+    });
+    const second = await stored();
+    expect(Object.keys(second.files).sort()).toEqual(second.pages.map((p) => p.key).sort());
+    const replaced = first.pages.map((p) => p.key).filter((key) => !second.pages.some((p) => p.key === key));
+    expect(replaced).toHaveLength(1);
+    expect(replaced[0]).toMatch(/^page:1:/);
+
+    await openTestMemory(page, { name, ranking: COSINE_ONLY, indexSnapshot: false });
+    const viaRecords = await answers();
+    expect(viaRecords[0]).toBe('records');
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    expect(await answers()).toEqual(['snapshot', ...viaRecords.slice(1)]);
+
+    // A page's file deleted behind engram's back: the open reads the records, answers the same, and saves a whole new snapshot.
+    await page.evaluate(async ({ name, file }) => {
+      const folder = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('engram-snapshots')).getDirectoryHandle(encodeURIComponent(name));
+      await folder.removeEntry(file);
+    }, { name, file: second.pages[0]!.key });
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    expect(await answers()).toEqual(['records', ...viaRecords.slice(1)]);
+    const third = await stored();
+    expect(Object.keys(third.files).sort()).toEqual(third.pages.map((p) => p.key).sort());
+    expect(third.pages.filter((p) => second.pages.some((q) => q.key === p.key))).toEqual([]);
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    expect(await answers()).toEqual(['snapshot', ...viaRecords.slice(1)]);
     await context.close();
   });
 

@@ -377,7 +377,7 @@ describe('index snapshot', () => {
     for (const block of blocks) {
       // The payload holds the vectors, then each row's metadata (its norm and its low halves' norm).
       expect(block.quantized?.layout).toBe(SplitRows.layoutOf(dimension));
-      expect(block.payload.size).toBe(block.docs.ids.length * (dimension * 4 + SplitRows.metadataBytes));
+      expect((block.payload as Blob).size).toBe(block.docs.ids.length * (dimension * 4 + SplitRows.metadataBytes));
     }
 
     const result = await bothWays(db, async (memory) => [...(await exactAnswers(memory)), ...(await exactAnswers(memory, {}, 60))]);
@@ -386,7 +386,7 @@ describe('index snapshot', () => {
     // A snapshot whose blocks carry no metadata (or metadata of another layout, as an older engram's int8 copy) still opens from the snapshot and computes it.
     await rawSnapshot(db, (_, rows) => {
       rows[0]!.quantized = null;
-      rows[0]!.payload = rows[0]!.payload.slice(0, rows[0]!.docs.ids.length * dimension * 4);
+      rows[0]!.payload = (rows[0]!.payload as Blob).slice(0, rows[0]!.docs.ids.length * dimension * 4);
       rows[1]!.quantized!.layout = 'int8-rowscale-v1/128+16';
     });
     const recomputed = await openOn(db, { ranking: COSINE_ONLY });
@@ -437,7 +437,7 @@ describe('index snapshot', () => {
 
     const damages: ((header: SnapshotHeader, blocks: SnapshotPage[]) => void)[] = [
       (header) => (header.format = 1),
-      (_, blocks) => (blocks[1]!.payload = blocks[1]!.payload.slice(0, 400)),
+      (_, blocks) => (blocks[1]!.payload = (blocks[1]!.payload as Blob).slice(0, 400)),
       (_, blocks) => (blocks[0]!.payload = new Uint8Array(8) as never),
       (_, blocks) => (blocks[1]!.quantized = null),
       (_, blocks) => (blocks[0]!.texts = blocks[0]!.texts.slice(1)),

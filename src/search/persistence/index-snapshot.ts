@@ -5,6 +5,7 @@ import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
 import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
 import { writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
+import { isPayloadFile, PageFileReader, type PageFiles, type PayloadFile } from './page-files.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
 
@@ -191,10 +192,12 @@ export async function loadSnapshot(
     return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[], layout: header.layout, since };
   });
   const failed = { mark, pages: null, layout, since: [] };
-  if (!rows || rows.some((row) => !(row?.payload instanceof Blob))) return failed;
-  const payloads = (rows as SnapshotPage[]).map((row) => row.payload.arrayBuffer());
+  if (!rows || rows.some((row) => !(row?.payload instanceof Blob) && !isPayloadFile(row?.payload))) return failed;
+  // Blobs are all asked for at once (IndexedDB reads them meanwhile); files are read one by one, each into the same buffer.
+  const files = new PageFileReader(db.name);
+  const blobs = (rows as SnapshotPage[]).map((row) => (row.payload instanceof Blob ? row.payload.arrayBuffer().then((bytes) => new Uint8Array(bytes)) : null));
   // Reads left unawaited once a page is refused must not surface as unhandled rejections.
-  for (const payload of payloads) payload.catch(() => undefined);
+  for (const payload of blobs) payload?.catch(() => undefined);
   // Room for every page's rows first, while the payloads are read: each user's matrix grows once. (Only a
   // hint from the raw columns: decodePage validates each page before it is loaded.)
   const rowsPerUser = new Map<string, number>();
@@ -208,7 +211,7 @@ export async function loadSnapshot(
   const pages: { page: number; ids: string[]; outdated: boolean }[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const payload = await payloads[i]!.catch(() => null);
+    const payload = await (blobs[i] ?? files.read(row.payload as PayloadFile)).catch(() => null);
     const batch = payload && decodePage(row, payload, embedder.dimension);
     if (!batch) return failed;
     index.loadBatch(batch);
@@ -247,6 +250,7 @@ export async function saveSnapshot(
   tracker: SnapshotPages,
   embedder: EmbedderStamp,
   expectedMark: string,
+  files: PageFiles | null = null,
 ): Promise<boolean> {
   // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
   // before it is written, a few pages per task so queries run in between. That is safe: anything that changes
@@ -261,12 +265,22 @@ export async function saveSnapshot(
 
   let saved = false;
   let otherLayout = false;
+  let kept: Set<string> | undefined;
   try {
     for (let i = 0; i < taken.length; i += PAGES_PER_WRITE) {
-      const rows = taken.slice(i, i + PAGES_PER_WRITE).map(({ page, ids }) => encodePage(index, ids, page, keyOfPage(page)));
-      if (rows.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
-      await db.snapshot.bulkPut(rows as SnapshotPage[]);
+      const encoded = taken.slice(i, i + PAGES_PER_WRITE).map(({ page, ids }) => encodePage(index, ids, page, keyOfPage(page)));
+      if (encoded.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
+      const pages = encoded as NonNullable<(typeof encoded)[number]>[];
+      if (!files) {
+        await db.snapshot.bulkPut(pages.map(({ row, payload }) => ({ ...row, payload: new Blob(payload as BlobPart[]) })));
+        continue;
+      }
+      // Each row before its file (see page-files.ts: a file is listed for deletion only once its row exists).
+      const bytes = (parts: ArrayBufferView[]) => parts.reduce((n, part) => n + part.byteLength, 0);
+      await db.snapshot.bulkPut(pages.map(({ row, payload }) => ({ ...row, payload: { file: row.key, bytes: bytes(payload) } })));
+      for (const { row, payload } of pages) await files.write(row.key, payload);
     }
+    const listed = files ? await files.list() : [];
     saved = await db.transaction('rw', [db.meta, db.snapshot, db.indexLog], async () => {
       const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
       if (mark !== expectedMark) return false;
@@ -295,8 +309,11 @@ export async function saveSnapshot(
       await db.snapshot.put(header);
       // The snapshot is at the store's mark: no write since needs replaying.
       await db.indexLog.clear();
+      kept = new Set(keyOf.values());
       return true;
     });
+    // The files of pages the header no longer names (pages replaced, saves that did not commit).
+    if (saved && kept) await files?.remove(listed.filter((name) => !kept!.has(name)));
   } finally {
     if (!saved) {
       tracker.undo(dirty.map((t) => t.page));
@@ -304,6 +321,7 @@ export async function saveSnapshot(
       if (otherLayout) tracker.allDirty();
       // Best effort: rows of a save that did not commit are also swept by the next one that does.
       await db.snapshot.bulkDelete(taken.map((t) => keyOfPage(t.page))).catch(() => undefined);
+      await files?.remove(taken.map((t) => keyOfPage(t.page))).catch(() => undefined);
     }
   }
   return saved;

@@ -2,6 +2,7 @@ import type { IndexBatch, MemoryIndex } from '../memory-index.js';
 import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
 import { readTermLists, termListsOf, type TermLists } from '../term-lists.js';
+import type { PayloadFile } from './page-files.js';
 
 /**
  * One page of the index snapshot (index-snapshot.ts): up to PAGE_SIZE
@@ -21,12 +22,14 @@ import { readTermLists, termListsOf, type TermLists } from '../term-lists.js';
  *   and recomputed when that differs (another version of engram saved them:
  *   an older one kept an int8 copy here).
  *
- * The vectors and the norms travel as one Blob (`payload`): IndexedDB
- * hands a Blob back as a handle, and reading it with `arrayBuffer()` gives
- * the bytes without the copy that deserialising a typed array inside the
- * value costs. In Chromium that reads a 100k × 384-d snapshot's 154 MB in
- * about 150 ms instead of 260 ms. The floats are in the platform's byte
- * order: a snapshot is read back on the device that wrote it.
+ * The vectors and the norms travel as one payload: a file of the origin
+ * private file system where the engine can write one (page-files.ts: a
+ * dedicated worker), else a Blob, which IndexedDB hands back as a handle
+ * whose `arrayBuffer()` gives the bytes without the copy that deserialising
+ * a typed array inside the value costs (52 MB on disk in Chromium: about
+ * 90 ms from files, 500 ms as Blobs, 1.1 s as typed arrays). The floats are
+ * in the platform's byte order: a snapshot is read back on the device that
+ * wrote it.
  */
 export interface SnapshotPage {
   key: string;
@@ -36,13 +39,13 @@ export interface SnapshotPage {
   /** The texts' index terms; absent from pages saved before engram kept them. */
   terms?: TermLists;
   /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their rows' norms when `quantized` is set. */
-  payload: Blob;
+  payload: Blob | PayloadFile;
   /** How to read the norms that follow the vectors in `payload`; null when the saving index kept none. */
   quantized: { layout: string; unbounded: number[] } | null;
 }
 
-/** One page's row, read from the index now; null if one of its memories is no longer indexed. */
-export function encodePage(index: MemoryIndex, ids: string[], page: number, key: string): SnapshotPage | null {
+/** One page's row, read from the index now, and its payload's parts (which the caller stores: see `payload`); null if one of its memories is no longer indexed. */
+export function encodePage(index: MemoryIndex, ids: string[], page: number, key: string): { row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[] } | null {
   const dimension = index.dimension;
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
@@ -59,28 +62,32 @@ export function encodePage(index: MemoryIndex, ids: string[], page: number, key:
   }
   const quantized = index.quantizedRows(ids);
   return {
-    key,
-    page,
-    docs: encodeDocs(docs),
-    texts,
-    terms: termListsOf(texts),
-    payload: new Blob(quantized ? [vectors, quantized.rows as Uint8Array<ArrayBuffer>] : [vectors]),
-    quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
+    row: {
+      key,
+      page,
+      docs: encodeDocs(docs),
+      texts,
+      terms: termListsOf(texts),
+      quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
+    },
+    payload: quantized ? [vectors, quantized.rows] : [vectors],
   };
 }
 
 /**
  * What `MemoryIndex.loadBatch` takes, from a page read back and its payload's
- * bytes; null when the page does not fit together (the snapshot is then ignored).
+ * bytes (at a 4-byte aligned offset; the batch views them, so they must stay
+ * until it is loaded); null when the page does not fit together (the
+ * snapshot is then ignored).
  */
-export function decodePage(row: SnapshotPage, payload: ArrayBuffer, dimension: number): IndexBatch | null {
+export function decodePage(row: Omit<SnapshotPage, 'payload'>, payload: Uint8Array, dimension: number): IndexBatch | null {
   const docs = readColumns(row.docs);
   if (!docs) return null;
   const n = docs.size;
   const floats = n * dimension;
-  if (row.texts.length !== n || payload.byteLength < floats * 4) return null;
-  const vectors = new Float32Array(payload, 0, floats);
-  const rows = new Uint8Array(payload, floats * 4);
+  if (row.texts.length !== n || payload.byteLength < floats * 4 || payload.byteOffset % 4 !== 0) return null;
+  const vectors = new Float32Array(payload.buffer, payload.byteOffset, floats);
+  const rows = payload.subarray(floats * 4);
   const lists = readTermLists(row.terms, n);
   const quantized = row.quantized;
   if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, lists, vectors } : null;

@@ -2,6 +2,7 @@ import type { EngineContext } from '../../engine-context.js';
 import type { IndexObserver } from '../memory-index.js';
 import { unrefTimer } from '../../timers.js';
 import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
+import { PageFiles } from './page-files.js';
 
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */
@@ -24,6 +25,8 @@ export class SnapshotWriter implements IndexObserver {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<boolean> | undefined;
   private stopped = false;
+  /** Where pages keep their payloads: files where this engine can write them, else (null) Blobs in IndexedDB. */
+  private files: Promise<PageFiles | null> | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -57,11 +60,14 @@ export class SnapshotWriter implements IndexObserver {
   async flush(): Promise<boolean> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.saving) await this.saving;
-    if (!this.pages.hasChanges) return true;
     const { db, embedder } = this.ctx;
+    this.files ??= PageFiles.open(db.name);
+    const files = await this.files;
+    // One save at a time: another flush may have started one while this one waited.
+    while (this.saving) await this.saving;
+    if (!this.pages.hasChanges) return true;
     if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
-    this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed).catch(
+    this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed, files).catch(
       // A cache: a full disk or a closing database costs the next open a rebuild, nothing else.
       () => false,
     );
