@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Memory } from '../../src/index.js';
-import { WRITE_AFTER_MS } from '../../src/recall/access-times.js';
+import { WRITE_AFTER_MS, WRITE_WITHIN_MS } from '../../src/recall/access-times.js';
 import { freshIndexedDB, openMemory } from '../support/memory.js';
 
 /**
@@ -16,9 +16,10 @@ afterEach(async () => {
 });
 
 /** A fresh IndexedDB whose readwrite transactions over `facts` are counted (wrapping each opened database). */
-function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writes: () => number } {
+function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writes: () => number; times: number[] } {
   const factory = freshIndexedDB();
   let writes = 0;
+  const times: number[] = [];
   const openDatabase = factory.indexedDB.open.bind(factory.indexedDB);
   factory.indexedDB.open = (name: string, version?: number) => {
     const request = openDatabase(name, version);
@@ -27,13 +28,16 @@ function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writ
       const db = request.result;
       const transaction = db.transaction.bind(db);
       db.transaction = ((stores: string | string[], mode?: IDBTransactionMode, options?: IDBTransactionOptions) => {
-        if (mode === 'readwrite' && [stores].flat().includes('facts')) writes++;
+        if (mode === 'readwrite' && [stores].flat().includes('facts')) {
+          writes++;
+          times.push(performance.now());
+        }
         return transaction(stores, mode, options);
       }) as typeof db.transaction;
     });
     return request;
   };
-  return { factory, writes: () => writes };
+  return { factory, writes: () => writes, times };
 }
 
 describe('access times', () => {
@@ -59,13 +63,33 @@ describe('access times', () => {
     }
     const elapsed = performance.now() - started;
     const during = writes() - before;
-    // One write per WRITE_AFTER_MS window at most (each recall wrote at once before: 29 or 30 here).
-    expect(during).toBeLessThanOrEqual(Math.ceil(elapsed / WRITE_AFTER_MS) + 1);
-    expect(during).toBeLessThan(recalls / 2);
+    // None while they go on, unless they went on for longer than WRITE_WITHIN_MS (each recall wrote at once before: 29 or 30 here).
+    expect(during).toBeLessThanOrEqual(Math.floor(elapsed / WRITE_WITHIN_MS));
     console.log(`[access-times] ${recalls} back-to-back recalls in ${elapsed.toFixed(0)} ms: ${during} access write(s) during them`);
 
-    // Another call writes what is pending first, and reads it.
+    // A pause writes them, in one write, with no other call.
+    await new Promise((resolve) => setTimeout(resolve, WRITE_AFTER_MS * 4));
+    expect(writes() - before).toBe(during + 1);
     expect((await memory.facts.get(fact.id)).lastAccessedAt).toBe(now);
+  });
+
+  it('recalls that never pause are still written every WRITE_WITHIN_MS', async () => {
+    const { factory, writes, times } = countingIndexedDB();
+    const memory = await openMemory({ ...factory });
+    open.push(memory);
+    await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await memory.idle();
+    const before = writes();
+    const started = performance.now();
+    let firstRecalled = 0;
+    while (performance.now() - started < WRITE_WITHIN_MS * 1.5) {
+      await memory.recall('bees on the roof');
+      firstRecalled ||= performance.now();
+      await new Promise((resolve) => setTimeout(resolve, WRITE_AFTER_MS / 5));
+    }
+    // No pause was long enough, yet the first access was written within WRITE_WITHIN_MS (and a timer's lateness).
+    expect(writes()).toBeGreaterThan(before);
+    expect(times[before]! - firstRecalled).toBeLessThan(WRITE_WITHIN_MS + WRITE_AFTER_MS);
   });
 
   it('idle() writes pending accesses at once, and they survive a reopen', async () => {
