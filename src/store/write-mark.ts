@@ -112,6 +112,7 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
                   const deleted = name === 'vectorBlocks' && req.type === 'delete' ? ((await table.getMany({ trans: req.trans, keys: req.keys })) as (VectorBlock | undefined)[]) : [];
                   const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req, deleted) };
                   if (name === 'vectorBlocks' && (req.type === 'put' || req.type === 'add')) row.blocks = (req.values as VectorBlock[]).map((block) => block.id);
+                  if (name !== 'vectorBlocks') row.table = name as NonNullable<IndexLogRow['table']>;
                   await down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] });
                 }
                 return table.mutate(req);

@@ -187,7 +187,7 @@ export async function loadSnapshot(
     if (header.mark !== mark) {
       const written = writtenSince(await db.indexLog.toArray(), header.mark, mark);
       if (!written) return { mark, rows: null, layout: '', since: [] };
-      since = await writtenMemories(db, [...written.ids], [...written.blocks], embedder.dimension);
+      since = await writtenMemories(db, [...written.ids], [...written.blocks], embedder.dimension, written.tables);
     }
     return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[], layout: header.layout, since };
   });

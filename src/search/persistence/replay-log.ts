@@ -15,7 +15,7 @@ import type { IndexDoc } from '../index-doc.js';
  * engine, a log emptied by a save of another snapshot) or when a row cannot
  * tell its memories: then the caller reads every record instead.
  */
-export function writtenSince(rows: readonly IndexLogRow[], from: string, to: string): { ids: Set<string>; blocks: Set<string> } | null {
+export function writtenSince(rows: readonly IndexLogRow[], from: string, to: string): { ids: Set<string>; blocks: Set<string>; tables: Map<string, MemoryTable> } | null {
   const after = new Map<string, IndexLogRow[]>();
   for (const row of rows) {
     const list = after.get(row.previous);
@@ -26,19 +26,28 @@ export function writtenSince(rows: readonly IndexLogRow[], from: string, to: str
   }
   const ids = new Set<string>();
   const blocks = new Set<string>();
+  // Each memory's table, from the rows that name one; null when two rows disagree (then every table is read).
+  const tableOf = new Map<string, MemoryTable | null>();
   let at = from;
   for (let steps = 0; at !== to; steps++) {
     const step = after.get(at);
     if (!step || steps > rows.length) return null;
     for (const row of step) {
       if (row.ids === null) return null;
-      for (const id of row.ids) ids.add(id);
+      for (const id of row.ids) {
+        ids.add(id);
+        if (row.table) tableOf.set(id, tableOf.has(id) && tableOf.get(id) !== row.table ? null : row.table);
+      }
       for (const block of row.blocks ?? []) blocks.add(block);
     }
     at = step[0]!.mark;
   }
-  return { ids, blocks };
+  const tables = new Map<string, MemoryTable>();
+  for (const [id, table] of tableOf) if (table) tables.set(id, table);
+  return { ids, blocks, tables };
 }
+
+type MemoryTable = NonNullable<IndexLogRow['table']>;
 
 /** A memory written since the snapshot: its document and text now, and its vector when a logged write changed it. */
 export interface WrittenMemory {
@@ -51,24 +60,44 @@ export interface WrittenMemory {
  * Each memory's current state, read inside the caller's transaction (which
  * must cover the memory tables and `vectorBlocks`): its document and
  * indexed text, and its vector from the vector blocks the log says were
- * written since (`blocks`, read by key). A memory whose vector no logged
+ * written since (`blocks`, read by key). A memory is read from the table the
+ * log names for it (`tables`), and from every table when it names none or
+ * the record is not there (a third of the reads for a replay of recall
+ * access times, which write only facts). A memory whose vector no logged
  * write changed has the one the snapshot holds: the caller takes it from
  * the loaded index.
  */
-export async function writtenMemories(db: EngramDatabase, ids: readonly string[], blocks: readonly string[], dimension: number): Promise<WrittenMemory[]> {
-  const [facts, episodes, turns, written] = await Promise.all([
-    db.facts.bulkGet([...ids]),
-    db.episodes.bulkGet([...ids]),
-    db.turns.bulkGet([...ids]),
+export async function writtenMemories(
+  db: EngramDatabase,
+  ids: readonly string[],
+  blocks: readonly string[],
+  dimension: number,
+  tables: ReadonlyMap<string, MemoryTable> = new Map(),
+): Promise<WrittenMemory[]> {
+  const byTable: Record<MemoryTable, string[]> = { facts: [], episodes: [], turns: [] };
+  for (const id of ids) byTable[tables.get(id) ?? 'facts'].push(id);
+  const [found, written] = await Promise.all([
+    Promise.all((['facts', 'episodes', 'turns'] as const).map((table) => db[table].bulkGet(byTable[table]) as Promise<(MemoryRecord | undefined)[]>)),
     db.vectorBlocks.bulkGet([...blocks]),
   ]);
+  const records = new Map<string, MemoryRecord>();
+  (['facts', 'episodes', 'turns'] as const).forEach((table, t) => byTable[table].forEach((id, i) => found[t]![i] && records.set(id, found[t]![i]!)));
+  // Not where the log said (or no table named): looked for everywhere, facts first, as a read of every table would.
+  const elsewhere = ids.filter((id) => !records.has(id));
+  if (elsewhere.length > 0) {
+    const [facts, episodes, turns] = await Promise.all([db.facts.bulkGet(elsewhere), db.episodes.bulkGet(elsewhere), db.turns.bulkGet(elsewhere)]);
+    elsewhere.forEach((id, i) => {
+      const record: MemoryRecord | undefined = facts[i] ?? episodes[i] ?? turns[i];
+      if (record) records.set(id, record);
+    });
+  }
   const vectors = new Map<string, Float32Array>();
   for (const block of written) {
     if (!block || block.kind === 'task' || block.vectors.length !== block.ids.length * dimension) continue;
     block.ids.forEach((id, i) => vectors.set(id, vectorAt(block, i)));
   }
-  return ids.map((id, i) => {
-    const record: MemoryRecord | undefined = facts[i] ?? episodes[i] ?? turns[i];
+  return ids.map((id) => {
+    const record = records.get(id);
     const doc = record ? indexDocOf(record) : null;
     return record && doc ? { id, now: { doc, text: indexedText(record), vector: vectors.get(id) } } : { id };
   });
