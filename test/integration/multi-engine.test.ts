@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeEvent, Memory, MemoryOptions } from '../../src/index.js';
 import { freshIndexedDB, openMemory } from '../support/memory.js';
+import { ChangeSignal, type ChangeMessage } from '../../src/search/persistence/change-signal.js';
+import { MemoryIndex } from '../../src/search/memory-index.js';
+import { EngramDatabase } from '../../src/store/database.js';
 
 /**
  * Several engines on one database: what two tabs do in a browser, here as
@@ -149,5 +152,36 @@ describe('two engines on one database (fake-indexeddb)', () => {
     const reopened = await openMemory(options);
     memories.push(reopened);
     expect(await recalledIds(reopened, 'language lessons', 'u')).toContain(fact.id);
+  });
+
+  it("an engine that is still opening keeps what other engines commit meanwhile, and applies it once it listens", async () => {
+    const shared = { name: `multi-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB() };
+    const a = await openMemory(shared);
+    memories.push(a);
+    // The opening engine's side: its signal exists (as from before its index read), but it does not listen yet.
+    const opening = new ChangeSignal(shared.name, shared.indexedDB);
+    // Another engine that listens, to know when the message went out.
+    const heardBy: ChangeMessage[] = [];
+    const witness = new ChangeSignal(shared.name, shared.indexedDB);
+    const db = new EngramDatabase(shared.name, { indexedDB: shared.indexedDB, IDBKeyRange: shared.IDBKeyRange });
+    await db.open();
+    try {
+      const targets = (index: MemoryIndex, heard: ChangeMessage[]) => ({ db, dimension: index.dimension, index, taskIndex: new MemoryIndex(index.dimension), onRefreshed: (m: ChangeMessage) => void heard.push(m) });
+      const dimension = (await a.info()).embedder.dimension;
+      witness.listen(targets(new MemoryIndex(dimension), heardBy));
+      const fact = await a.facts.add({ userId: 'u', text: 'The user is learning Portuguese' });
+      await within(SAFETY_NET_MS, async () => heardBy.length > 0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const index = new MemoryIndex(dimension);
+      const heard: ChangeMessage[] = [];
+      opening.listen(targets(index, heard));
+      await opening.settled();
+      expect(index.has(fact.id)).toBe(true);
+      expect(heard.flatMap((m) => m.written)).toContain(fact.id);
+    } finally {
+      opening.close();
+      witness.close();
+      db.close();
+    }
   });
 });

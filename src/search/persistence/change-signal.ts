@@ -13,8 +13,11 @@ import type { MemoryIndex } from '../memory-index.js';
  * receiving engine re-reads those ids from IndexedDB and updates its index.
  *
  * The message is a hint, never data: IndexedDB stays the source of truth. An
- * engine that missed a message (it was closed, or BroadcastChannel does not
- * exist here) is still correct after a reopen, which rebuilds its index.
+ * engine listens from before it reads its index, and applies what it heard
+ * while opening once the index is loaded (a write committed between its
+ * read and its listening would be missed otherwise). An engine that missed
+ * a message (it was closed, or BroadcastChannel does not exist here) is
+ * still correct after a reopen, which rebuilds its index.
  */
 export interface ChangeMessage {
   /** Keys of rows that were written (created, replaced or updated): memories, tasks, steps, patterns, profiles. */
@@ -63,6 +66,8 @@ export class ChangeSignal {
   /** Ids this engine commits while a refresh is reading: the refresh must not overwrite them with older rows. */
   private readonly readers = new Set<Set<string>>();
   private closed = false;
+  /** Messages received before `listen` (while the engine opens), applied once it listens. */
+  private readonly early: ChangeMessage[] = [];
 
   constructor(dbName: string, factory?: IDBFactory) {
     const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
@@ -76,6 +81,8 @@ export class ChangeSignal {
   /** Starts applying other engines' changes (once the engine's indexes are built). */
   listen(targets: RefreshTargets): void {
     this.targets = targets;
+    // Changes other engines committed while this one opened: its index may have been read before them.
+    for (const message of this.early.splice(0)) this.enqueue(message);
   }
 
   /** Tells the other engines on this database what this one just committed. */
@@ -102,8 +109,9 @@ export class ChangeSignal {
 
   private receive(data: unknown): void {
     const message = parseMessage(data);
-    if (!message || this.closed || !this.targets) return;
-    this.enqueue(message);
+    if (!message || this.closed) return;
+    if (!this.targets) this.early.push(message);
+    else this.enqueue(message);
   }
 
   private enqueue(message: ChangeMessage): void {
