@@ -490,6 +490,26 @@ describe('index snapshot', () => {
     expect(await answers(third)).toEqual(viaRecords);
   });
 
+  it("a deleted memory leaves the snapshot's pages within moments, not after the usual 2 s of quiet", async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 300);
+    await closeIt(first);
+    // (Read while the engine may be saving: a page row its save just swept reads as undefined, and holds nothing.)
+    const pagesHold = async (text: string) => (await rawSnapshot(db)).blocks.some((page) => page?.texts.some((t) => t.includes(text)));
+    expect(await pagesHold('(note 5)')).toBe(true);
+
+    const memory = await openOn(db);
+    await memory.facts.delete('f5');
+    await memory.facts.update('f6', { text: 'the user moved to Porto' });
+    // A removal is saved after 50 ms of quiet (other changes wait for the usual 2 s): gone well before 2 s.
+    const started = performance.now();
+    while ((await pagesHold('(note 5)')) && performance.now() - started < 1500) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await pagesHold('(note 5)')).toBe(false);
+    expect((await rawSnapshot(db)).blocks.flatMap((page) => page?.docs.ids ?? [])).not.toContain('f5');
+    await closeIt(memory);
+  });
+
   it('rejects a bad option with a typed error', async () => {
     await expect(openMemory({ ...database(), indexSnapshot: { saveDelayMs: -1 } })).rejects.toBeInstanceOf(ValidationError);
     await expect(openMemory({ ...database(), indexSnapshot: true as never })).rejects.toBeInstanceOf(ValidationError);

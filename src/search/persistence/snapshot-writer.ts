@@ -13,6 +13,13 @@ export interface SnapshotWriterOptions {
 
 
 /**
+ * Quiet time before saving once a memory left the index (deleted, forgotten,
+ * retired): the snapshot's page still holds its text and vector, which
+ * should not stay on disk any longer than the save takes to come.
+ */
+const REMOVAL_DELAY_MS = 50;
+
+/**
  * Keeps the persisted index snapshot (index-snapshot.ts) close to the index:
  * every change marks its page dirty, and a debounced save writes the dirty
  * pages once the engine is quiet. Saving is skipped, never wrong: if
@@ -22,9 +29,13 @@ export interface SnapshotWriterOptions {
 export class SnapshotWriter implements IndexObserver {
   readonly pages = new SnapshotPages();
   private readonly delayMs: number;
+  /** After a removal: REMOVAL_DELAY_MS, unless the app chose its own delay (which then holds for removals too). */
+  private readonly removalDelayMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<boolean> | undefined;
   private stopped = false;
+  /** A memory left the index since the last save: its text and vector are still in a saved page, so the next save comes sooner. */
+  private removals = false;
   /** Where pages keep their payloads: files where this engine can write them, else (null) Blobs in IndexedDB. */
   private files: Promise<PageFiles | null> | undefined;
 
@@ -33,6 +44,7 @@ export class SnapshotWriter implements IndexObserver {
     private readonly options: SnapshotWriterOptions,
   ) {
     this.delayMs = options.delayMs ?? 2000;
+    this.removalDelayMs = options.delayMs ?? REMOVAL_DELAY_MS;
   }
 
   /** Starts observing the index (after it was loaded). */
@@ -48,6 +60,7 @@ export class SnapshotWriter implements IndexObserver {
 
   removed(id: string): void {
     this.pages.removed(id);
+    this.removals = true;
     this.schedule();
   }
 
@@ -67,12 +80,17 @@ export class SnapshotWriter implements IndexObserver {
     while (this.saving) await this.saving;
     if (!this.pages.hasChanges) return true;
     if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
+    const removals = this.removals;
+    this.removals = false;
     this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed, files).catch(
       // A cache: a full disk or a closing database costs the next open a rebuild, nothing else.
       () => false,
     );
     try {
-      return await this.saving;
+      const saved = await this.saving;
+      // Not saved: the pages stay dirty (saveSnapshot puts them back), and so does the hurry.
+      if (!saved) this.removals ||= removals;
+      return saved;
     } finally {
       this.saving = undefined;
     }
@@ -94,7 +112,7 @@ export class SnapshotWriter implements IndexObserver {
         // Not quiet yet: try again later (a foreign write means this engine's snapshot stays unsaved).
         if (!current && !this.ctx.db.writeMark.foreignSeen && this.ctx.db.isOpen()) this.schedule();
       });
-    }, this.delayMs);
+    }, this.removals ? this.removalDelayMs : this.delayMs);
     unrefTimer(this.timer);
   }
 }
