@@ -167,6 +167,31 @@ describe('index snapshot in Chromium', () => {
     expect(third.pages.filter((p) => second.pages.some((q) => q.key === p.key))).toEqual([]);
     await openTestMemory(page, { name, ranking: COSINE_ONLY });
     expect(await answers()).toEqual(['snapshot', ...viaRecords.slice(1)]);
+
+    // Another tab reading a page file at that moment (a read-only sync access handle held in a worker of its own):
+    // the open still reads it, and opens from the snapshot.
+    const fourth = await stored();
+    const held = await page.evaluate(
+      ({ name, file }) =>
+        new Promise<string>((resolve) => {
+          const source = `onmessage = async ({ data: { name, file } }) => {
+            try {
+              const folder = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('engram-snapshots')).getDirectoryHandle(encodeURIComponent(name));
+              self.handle = await (await folder.getFileHandle(file)).createSyncAccessHandle({ mode: 'read-only' });
+              postMessage('held');
+            } catch (error) { postMessage(String(error)); }
+          };`;
+          const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+          (window as unknown as { holder: Worker }).holder = worker;
+          worker.onmessage = (event) => resolve(event.data as string);
+          worker.postMessage({ name, file });
+        }),
+      { name, file: fourth.pages[0]!.key },
+    );
+    expect(held).toBe('held');
+    await openTestMemory(page, { name, ranking: COSINE_ONLY });
+    expect(await answers()).toEqual(['snapshot', ...viaRecords.slice(1)]);
+    await page.evaluate(() => (window as unknown as { holder: Worker }).holder.terminate());
     await context.close();
   });
 

@@ -114,8 +114,8 @@ export class PageFileReader {
       const fileHandle = (await folder.getFileHandle(ref.file)) as FileHandle;
       if (ref.bytes > this.buffer.length) this.buffer = new Uint8Array(ref.bytes);
       const into = this.buffer.subarray(0, ref.bytes);
-      if (typeof fileHandle.createSyncAccessHandle === 'function') {
-        const handle = await syncHandle(fileHandle);
+      const handle = await readHandle(fileHandle);
+      if (handle) {
         try {
           if (handle.getSize() !== ref.bytes) return null;
           for (let at = 0; at < ref.bytes; ) {
@@ -127,7 +127,7 @@ export class PageFileReader {
           handle.close();
         }
       } else {
-        // Where sync access handles do not exist (the main thread): the file as a Blob.
+        // No sync access handle here (the main thread), or another engine holds one on this file: the file as a Blob.
         const file = await fileHandle.getFile();
         if (file.size !== ref.bytes) return null;
         into.set(new Uint8Array(await file.arrayBuffer()));
@@ -143,6 +143,22 @@ export class PageFileReader {
 export function isPayloadFile(payload: unknown): payload is PayloadFile {
   const ref = payload as Partial<PayloadFile> | null;
   return typeof ref === 'object' && ref !== null && typeof ref.file === 'string' && Number.isSafeInteger(ref.bytes) && ref.bytes! >= 0;
+}
+
+/**
+ * A handle to read `file` with, or null. Read-only handles (Chromium 121 on)
+ * may be held by several engines at once; a plain one is exclusive, so a
+ * second tab opening the same store at the same moment gets none, and
+ * reads the file as a Blob instead of giving up the snapshot.
+ */
+async function readHandle(file: FileHandle): Promise<SyncAccessHandle | null> {
+  if (typeof file.createSyncAccessHandle !== 'function') return null;
+  const create = file.createSyncAccessHandle as (options?: { mode: 'read-only' }) => Promise<SyncAccessHandle>;
+  try {
+    return await create.call(file, { mode: 'read-only' });
+  } catch {
+    return null;
+  }
 }
 
 async function syncHandle(file: FileSystemFileHandle): Promise<SyncAccessHandle> {
