@@ -49,6 +49,7 @@ import { PATTERN_JOB, patternJobHandler, TaskStore, type CompletedTask, type Rel
 import type { TasksOptions } from './schema/task.js';
 import type { EngramEvent } from './telemetry/events.js';
 import { deadline } from './timers.js';
+import type { PageFileStore } from './search/persistence/page-files.js';
 import type * as z from 'zod/mini';
 
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
@@ -71,6 +72,8 @@ export interface EngineHooks {
   clock?: () => number;
   /** The LLM provider; without one, everything that needs no LLM still works. */
   llm?: LLMProvider;
+  /** Where the index snapshot's page payloads live when the store brings a folder for them (the durable Node store). */
+  pageFiles?: PageFileStore;
 }
 
 /** The pieces an open engine dispatches to, built by `Engine.open` in dependency order. */
@@ -164,8 +167,8 @@ export class Engine {
       const snapshots =
         config.indexSnapshot === false
           ? null
-          : new SnapshotWriter(ctx, { isQuiet: () => calls.size === 0 && queue.active === 0, delayMs: config.indexSnapshot?.saveDelayMs });
-      const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages);
+          : new SnapshotWriter(ctx, { isQuiet: () => calls.size === 0 && queue.active === 0, delayMs: config.indexSnapshot?.saveDelayMs, files: hooks.pageFiles });
+      const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages, hooks.pageFiles);
       snapshots?.start();
       const taskIndex = new MemoryIndex(embedder.dimension);
       const tasks = new TaskStore(ctx, taskIndex, config.tasks ?? {}, queue, counters);

@@ -128,6 +128,7 @@ export class Memory {
         onEvent: (event) => emitter.emit(event),
         clock: opts.clock,
         llm: opts.llm,
+        pageFiles: durable?.pageFiles,
       }).catch(async (error: unknown) => {
         await durable?.close();
         throw error;

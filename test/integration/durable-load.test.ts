@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,39 @@ describe('durable store: loading in batches', () => {
     expect(await snapshot(reopened)).toEqual(expected);
     expect((await reopened.recall('a fact after the save', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('late-2');
     await reopened.close();
+  });
+
+  it("the index snapshot's vectors are page files beside the image, not in it, and close() leaves exactly the files the image names", async () => {
+    const directory = join(root, 'page-files');
+    const namedByImage = () =>
+      readImage(join(directory, 'agent', 'image.v8'))!
+        .stores.snapshot!.filter((row) => (row as { key: string }).key !== 'header')
+        .map((row) => (row as { payload: unknown }).payload);
+    const filesThere = () => readdirSync(join(directory, 'agent', 'pages')).map(decodeURIComponent).sort();
+
+    const first = await createMemory({ name: 'agent', directory, embedder: hashEmbedder, indexSnapshot: { saveDelayMs: 10 } });
+    await first.facts.addMany(Array.from({ length: 600 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `fact number ${i} about topic ${i % 17}` })), { merge: false });
+    await first.close();
+    const payloads = namedByImage();
+    expect(payloads.length).toBeGreaterThan(0);
+    // Each row names its file and length; no vector bytes (or Blobs) in the image.
+    for (const payload of payloads) expect(payload).toEqual({ file: expect.stringMatching(/^page:\d+:/), bytes: expect.any(Number) });
+    expect(filesThere()).toEqual(payloads.map((p) => (p as { file: string }).file).sort());
+
+    // Saves while open replace pages (new names); close() sweeps the replaced files.
+    const second = await createMemory({ name: 'agent', directory, embedder: hashEmbedder, indexSnapshot: { saveDelayMs: 10 } });
+    await second.facts.delete('f3');
+    await new Promise((r) => setTimeout(r, 300));
+    await second.facts.add({ id: 'late', userId: 'ana', text: 'a later fact' });
+    await second.close();
+    const after = namedByImage().map((p) => (p as { file: string }).file).sort();
+    expect(after).not.toEqual(payloads.map((p) => (p as { file: string }).file).sort());
+    expect(filesThere()).toEqual(after);
+
+    const third = await open(directory);
+    expect(await third.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 600 });
+    expect((await third.recall('a later fact', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('late');
+    await third.close();
   });
 
   it('storing the image directly in fake-indexeddb gives what put gives: every row, every index, the key generator', async () => {

@@ -5,7 +5,7 @@ import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
 import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
 import { writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
-import { isPayloadFile, PageFileReader, type PageFiles, type PayloadFile } from './page-files.js';
+import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
 
@@ -172,6 +172,7 @@ export async function loadSnapshot(
   db: EngramDatabase,
   embedder: EmbedderStamp,
   index: MemoryIndex,
+  source?: PageFileSource,
 ): Promise<{ mark: string; pages: { page: number; ids: string[]; outdated: boolean }[] | null; layout: string; since: IndexChange[] }> {
   const { mark, rows, layout, since } = await db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
@@ -194,7 +195,7 @@ export async function loadSnapshot(
   const failed = { mark, pages: null, layout, since: [] };
   if (!rows || rows.some((row) => !(row?.payload instanceof Blob) && !isPayloadFile(row?.payload))) return failed;
   // Blobs are all asked for at once (IndexedDB reads them meanwhile); files are read one by one, each into the same buffer.
-  const files = new PageFileReader(db.name);
+  const files = source ?? new PageFileReader(db.name);
   const blobs = (rows as SnapshotPage[]).map((row) => (row.payload instanceof Blob ? row.payload.arrayBuffer().then((bytes) => new Uint8Array(bytes)) : null));
   // Reads left unawaited once a page is refused must not surface as unhandled rejections.
   for (const payload of blobs) payload?.catch(() => undefined);
@@ -250,7 +251,7 @@ export async function saveSnapshot(
   tracker: SnapshotPages,
   embedder: EmbedderStamp,
   expectedMark: string,
-  files: PageFiles | null = null,
+  files: PageFileWriter | null = null,
 ): Promise<boolean> {
   // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
   // before it is written, a few pages per task so queries run in between. That is safe: anything that changes

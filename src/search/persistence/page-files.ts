@@ -20,8 +20,10 @@
  * save deletes. The header and the page rows stay in IndexedDB, so
  * whether the snapshot is current is decided as before; a page whose file
  * is missing or of another length makes the snapshot unusable, and the
- * engine reads the records. Elsewhere (Node, the main thread, a service
- * worker, a browser without the file system) pages keep their Blobs.
+ * engine reads the records. The durable Node store has its page files in
+ * its folder (PageFileStore). Elsewhere (Node on another IndexedDB, the
+ * main thread, a service worker, a browser without the file system) pages
+ * keep their Blobs.
  */
 
 /** A page's payload in a file: its name in the database's folder and its length. */
@@ -29,6 +31,29 @@ export interface PayloadFile {
   file: string;
   bytes: number;
 }
+
+/**
+ * Where a snapshot's page files are written and swept: the origin private
+ * file system (PageFiles, below), or a durable Node store's folder
+ * (store/durable/page-folder.ts). The rules above hold for both.
+ */
+export interface PageFileWriter {
+  /** Writes `parts` end to end to file `file` (replacing it), on disk when it resolves. */
+  write(file: string, parts: readonly ArrayBufferView[]): Promise<PayloadFile>;
+  /** Deletes files `names`, those that exist; best effort. */
+  remove(names: readonly string[]): Promise<void>;
+  /** The names of the files there now. */
+  list(): Promise<string[]>;
+}
+
+/** Reads page files back. */
+export interface PageFileSource {
+  /** The payload's bytes (valid until the next read), or null when the file is missing, unreadable or of another length. */
+  read(ref: PayloadFile): Promise<Uint8Array | null>;
+}
+
+/** Both: a store that brings its own folder for page files (the durable Node store). */
+export type PageFileStore = PageFileWriter & PageFileSource;
 
 /** The part of a sync access handle used here (dedicated workers only, so not in TypeScript's DOM library). */
 interface SyncAccessHandle {
@@ -58,7 +83,7 @@ async function folderOf(name: string, create: boolean): Promise<DirectoryHandle 
 }
 
 /** Writes and sweeps a database's page files; `open` gives none where files cannot be written with sync access handles. */
-export class PageFiles {
+export class PageFiles implements PageFileWriter {
   private constructor(private readonly folder: DirectoryHandle) {}
 
   static async open(name: string): Promise<PageFiles | null> {
@@ -99,7 +124,7 @@ export class PageFiles {
  * from page to page (each page is copied into the index before the next is
  * read).
  */
-export class PageFileReader {
+export class PageFileReader implements PageFileSource {
   private buffer = new Uint8Array(0);
   private folder: Promise<DirectoryHandle | null> | undefined;
 

@@ -6,6 +6,7 @@ import { indexDocOf } from '../index-doc.js';
 import { indexedText } from '../indexed-text.js';
 import type { IndexEntry } from '../memory-index.js';
 import { loadSnapshot, type SnapshotPages } from './index-snapshot.js';
+import type { PageFileSource } from './page-files.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../../schema/records.js';
 import { putVectors, vectorAt } from '../../store/vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
@@ -27,6 +28,7 @@ export async function rebuildIndex(
   ctx: EngineContext,
   onProgress?: ProgressListener,
   snapshots?: SnapshotPages,
+  pageFiles?: PageFileSource,
 ): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean; replayed: number }> {
   const { db, embedder } = ctx;
   const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
@@ -38,7 +40,7 @@ export async function rebuildIndex(
     // Loaded unobserved, then the page layout is restored as saved: nothing is dirty.
     ctx.index.reportChangesTo(undefined);
     ctx.index.clear();
-    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index);
+    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index, pageFiles);
     if (pages) {
       snapshots.restore(pages, layout);
       snapshots.rewrite(pages.filter((p) => p.outdated).map((p) => p.page));

@@ -2,13 +2,15 @@ import type { EngineContext } from '../../engine-context.js';
 import type { IndexObserver } from '../memory-index.js';
 import { unrefTimer } from '../../timers.js';
 import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
-import { PageFiles } from './page-files.js';
+import { PageFiles, type PageFileWriter } from './page-files.js';
 
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */
   delayMs?: number;
   /** True when no call and no background job is running: only then is the index exactly the committed state. */
   isQuiet: () => boolean;
+  /** Where page payloads go when the store brings its own folder (the durable Node store); otherwise files where this engine can write them with sync access handles, else Blobs. */
+  files?: PageFileWriter;
 }
 
 
@@ -37,7 +39,7 @@ export class SnapshotWriter implements IndexObserver {
   /** A memory left the index since the last save: its text and vector are still in a saved page, so the next save comes sooner. */
   private removals = false;
   /** Where pages keep their payloads: files where this engine can write them, else (null) Blobs in IndexedDB. */
-  private files: Promise<PageFiles | null> | undefined;
+  private files: Promise<PageFileWriter | null> | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -74,7 +76,7 @@ export class SnapshotWriter implements IndexObserver {
     clearTimeout(this.timer);
     this.timer = undefined;
     const { db, embedder } = this.ctx;
-    this.files ??= PageFiles.open(db.name);
+    this.files ??= this.options.files ? Promise.resolve(this.options.files) : PageFiles.open(db.name);
     const files = await this.files;
     // One save at a time: another flush may have started one while this one waited.
     while (this.saving) await this.saving;

@@ -8,8 +8,9 @@ export type JournalOp =
   | { table: string; type: 'deleteRange'; range: Pick<DBCoreKeyRange, 'type' | 'lower' | 'upper' | 'lowerOpen' | 'upperOpen'> };
 
 /**
- * Tables that are not journaled. The index snapshot is a cache whose rows hold
- * Blobs (which cannot be serialized synchronously); it reaches disk with each
+ * Tables that are not journaled. The index snapshot is a cache (its rows name
+ * page files, see page-folder.ts; stores written by engram before those held
+ * Blobs, which cannot be serialized synchronously); it reaches disk with each
  * compacted image, and a journal replayed after it moves the write mark, so a
  * snapshot that no longer matches the records is never used (see index-snapshot.ts).
  */
