@@ -490,6 +490,34 @@ describe('index snapshot', () => {
     expect(await answers(third)).toEqual(viaRecords);
   });
 
+  it('texts, ids and tags of any UTF-16 (lone surrogates, NUL, emoji, newlines in texts) come back from a snapshot open exactly as from the records', async () => {
+    const db = database();
+    const first = await openOn(db, { ranking: COSINE_ONLY });
+    await seed(first, 2100);
+    const odd = ['half \uD83C pair', '\uDF89 trailing', 'nul\u0000inside', 'emoji 🎉 and çà', 'line\nbreak', ''.padEnd(300, '\uD800')];
+    await first.facts.addMany(odd.map((text, i) => ({ id: `odd-${i}-\uDC01`, userId: 'ana', text: `${text} unusual`, tags: [`tag\uD800${i}`] })));
+    await closeIt(first);
+
+    // The default (hybrid) ranking: the keyword part reads the snapshot's texts.
+    const result: Record<string, unknown[]> = {};
+    for (const [name, options] of [
+      ['snapshot', {}],
+      ['records', { indexSnapshot: false }],
+    ] as const) {
+      const memory = await openOn(db, options);
+      expect((await memory.info()).openedFrom).toBe(name);
+      const hits = await memory.recall('unusual', { userId: 'ana', k: 20, touch: false });
+      const tagged = await memory.recall('unusual', { userId: 'ana', k: 10, touch: false, tags: ['tag\uD8003'] });
+      // (Scores to 4 places: recency moves with the clock between the two opens.)
+      result[name] = [hits.map((h) => [h.memory.id, Number(h.score.toFixed(4)), h.parts.keyword]), tagged.map((h) => h.memory.id)];
+      await closeIt(memory);
+    }
+    expect(result.snapshot).toEqual(result.records);
+    const [hits, tagged] = result.snapshot as [[string, number, number][], string[]];
+    expect(hits.filter(([, , keyword]) => keyword > 0).map(([id]) => id).sort()).toEqual(odd.map((_, i) => `odd-${i}-\uDC01`).sort());
+    expect(tagged).toEqual(['odd-3-\uDC01']);
+  });
+
   it("a deleted memory leaves the snapshot's pages within moments, not after the usual 2 s of quiet", async () => {
     const db = database();
     const first = await openOn(db);
