@@ -71,10 +71,16 @@ export async function openDurableStore(directory: string, name: string): Promise
     let compacting: Promise<void> | null = null;
     const liveJournal = journal;
     const compact = (): Promise<void> => {
-      compacting ??= writeImage(indexedDB, name, version, imagePath, () => liveJournal.reset())
-        .then((written) => {
-          imageBytes = written.bytes;
-          pageFiles.keep(filesNamedBy(written.stores.snapshot));
+      // Both right where the image is written, before any other transaction or save can run: the journal it
+      // holds is emptied, and the page files it names are kept from then on (a save's sweep in between would
+      // delete files that only the new image names).
+      const written = (stores: Record<string, unknown[]>) => {
+        liveJournal.reset();
+        pageFiles.keep(filesNamedBy(stores.snapshot));
+      };
+      compacting ??= writeImage(indexedDB, name, version, imagePath, written)
+        .then((bytes) => {
+          imageBytes = bytes;
         })
         .finally(() => {
           compacting = null;
@@ -290,17 +296,18 @@ function applyOp(tx: IDBTransaction, op: JournalOp): void {
  * transaction; IndexedDB runs a later readwrite transaction only after it,
  * and each earlier one has appended its record on completing, so when the
  * last read succeeds the rows are exactly the journal's state. The image is
- * written and the journal emptied right there, synchronously, before any
- * other transaction can commit. (Replaying a journal over an image that
- * already holds it gives the same state, so a crash between the two is safe.)
+ * written and `written` called (which empties the journal) right there,
+ * synchronously, before any other transaction can commit. (Replaying a
+ * journal over an image that already holds it gives the same state, so a
+ * crash between the two is safe.) Resolves the image's size in bytes.
  */
 async function writeImage(
   indexedDB: IDBFactory,
   name: string,
   version: number,
   path: string,
-  resetJournal: () => void,
-): Promise<{ bytes: number; stores: Record<string, unknown[]> }> {
+  written: (stores: Record<string, unknown[]>) => void,
+): Promise<number> {
   const idb = await request<IDBDatabase>(indexedDB.open(name));
   try {
     const names = [...idb.objectStoreNames];
@@ -321,8 +328,8 @@ async function writeImage(
           if (i < journaled.length - 1) return;
           try {
             const bytes = writeImageAtomically(path, { format: IMAGE_FORMAT, version, stores });
-            resetJournal();
-            resolvePromise({ bytes, stores });
+            written(stores);
+            resolvePromise(bytes);
           } catch (error) {
             reject(error as Error);
           }
