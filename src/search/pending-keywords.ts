@@ -12,7 +12,7 @@ import type { TermListsReader } from './term-lists.js';
  * from those, without tokenising their texts.
  */
 export class PendingKeywords {
-  private chunks: { ids: readonly string[]; texts: readonly (string | null)[]; lists?: TermListsReader; next: number; end: number }[] = [];
+  private chunks: { ids: readonly string[]; texts: readonly (string | null)[]; lists?: TermListsReader; next: number; end: number; expected?: boolean }[] = [];
   private count = 0;
   /** Term lists were loaded since the queue was last empty: the keyword index trims its lists once it is. */
   private trimDue = false;
@@ -32,9 +32,24 @@ export class PendingKeywords {
     this.count += end - start;
   }
 
-  /** Builds the postings of up to `budget` queued documents into `keywords`; returns how many it built. */
+  /**
+   * Builds the postings of up to `budget` queued documents into `keywords`;
+   * returns the work done, in documents. Every queued chunk's term lists
+   * are counted first (`KeywordIndex.expectLists`, a chunk's documents worth
+   * of budget each), so the postings are built into arrays of their final
+   * size; then the documents are built in order.
+   */
   drainInto(keywords: KeywordIndex, budget = Infinity): number {
+    let counted = 0;
+    for (const chunk of this.chunks) {
+      if (!chunk.lists || chunk.expected) continue;
+      if (counted >= budget) return counted;
+      keywords.expectLists(chunk.lists, chunk.next, chunk.end);
+      chunk.expected = true;
+      counted += chunk.end - chunk.next;
+    }
     let built = 0;
+    budget -= counted;
     while (built < budget && this.chunks.length > 0) {
       const chunk = this.chunks[0]!;
       const stop = Math.min(chunk.end, chunk.next + (budget - built));
@@ -57,6 +72,6 @@ export class PendingKeywords {
       keywords.trim();
       this.trimDue = false;
     }
-    return built;
+    return counted + built;
   }
 }

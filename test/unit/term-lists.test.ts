@@ -67,6 +67,41 @@ describe('term lists', () => {
     expect(answers(fromLists, rest)).toEqual(answers(fromTexts, rest));
   });
 
+  it("counted first (expectLists), lists build each term's arrays once at their final size, with the same answers; a compaction in the middle of the run still matches the texts", () => {
+    const docs = texts(6000, 10);
+    const ids = docs.map((_, i) => `m${i}`);
+    const fromTexts = new KeywordIndex();
+    docs.forEach((text, i) => fromTexts.upsert(ids[i]!, text));
+    // Three pages of lists, all counted before any is built, as PendingKeywords drains them.
+    const pages = [0, 2048, 4096].map((start) => ({ start, lists: readTermLists(termListsOf(docs.slice(start, start + 2048)), Math.min(2048, docs.length - start))! }));
+    const fromLists = new KeywordIndex();
+    for (const { lists } of pages) fromLists.expectLists(lists, 0, lists.length.length);
+    for (const { start, lists } of pages) {
+      const pageIds = ids.slice(start, start + 2048);
+      for (let at = 0; at < pageIds.length; at += 64) fromLists.upsertLists(pageIds, lists, at, Math.min(pageIds.length, at + 64));
+    }
+    // Each term's rows: never grown, so exactly as long as its postings (or 4, the least an array is given).
+    const inside = fromLists as unknown as { count: number[]; rows: (Int32Array | undefined)[] };
+    const lengths = inside.rows.flatMap((rows, term) => (rows ? [[rows.length, Math.max(4, inside.count[term]!)]] : []));
+    expect(lengths.length).toBeGreaterThan(10);
+    for (const [length, postings] of lengths) expect(length).toBe(postings);
+    fromLists.trim();
+    expect(answers(fromLists, ids)).toEqual(answers(fromTexts, ids));
+
+    // Counted, then a compaction (1,000 removals and a third of the rows dead) renumbers the terms before the lists are built.
+    const again = new KeywordIndex();
+    docs.slice(0, 3000).forEach((text, i) => again.upsert(ids[i]!, text));
+    const later = readTermLists(termListsOf(docs.slice(3000)), 3000)!;
+    again.expectLists(later, 0, 3000);
+    for (let i = 0; i < 1001; i++) again.remove(ids[i]!);
+    again.upsertLists(ids.slice(3000), later, 0, 3000);
+    again.trim();
+    const reference = new KeywordIndex();
+    docs.forEach((text, i) => i > 1000 && reference.upsert(ids[i]!, text));
+    expect(again.size).toBe(reference.size);
+    expect(answers(again, ids)).toEqual(answers(reference, ids));
+  });
+
   it('keeps frequencies and lengths: a term repeated in a text counts each time', () => {
     const lists = termListsOf(['guitar guitar guitar piano', 'piano']);
     expect(lists.terms.split('\n')).toEqual(['guitar', 'piano']);
