@@ -79,13 +79,17 @@ async function exactAnswers(memory: Memory, options: Record<string, unknown> = {
 
 /** Facts and episodes with every kind of field a filter can read: categories, metadata, sessions, tags, participants, archived state. */
 /** Opens `db` cosine-only from the snapshot and from the records, checking each came from where it should; what `collect` finds each way. */
-async function bothWays(db: Partial<MemoryOptions>, collect: (memory: Memory) => Promise<unknown[]>): Promise<{ snapshot: unknown[]; records: unknown[] }> {
+async function bothWays(
+  db: Partial<MemoryOptions>,
+  collect: (memory: Memory) => Promise<unknown[]>,
+  base: Partial<MemoryOptions> = { ranking: COSINE_ONLY },
+): Promise<{ snapshot: unknown[]; records: unknown[] }> {
   const result = { snapshot: [] as unknown[], records: [] as unknown[] };
   for (const [name, options] of [
     ['snapshot', {}],
     ['records', { indexSnapshot: false }],
   ] as const) {
-    const memory = await openOn(db, { ranking: COSINE_ONLY, ...options });
+    const memory = await openOn(db, { ...base, ...options });
     expect((await memory.info()).openedFrom).toBe(name);
     result[name] = await collect(memory);
     await closeIt(memory);
@@ -499,19 +503,16 @@ describe('index snapshot', () => {
     await closeIt(first);
 
     // The default (hybrid) ranking: the keyword part reads the snapshot's texts.
-    const result: Record<string, unknown[]> = {};
-    for (const [name, options] of [
-      ['snapshot', {}],
-      ['records', { indexSnapshot: false }],
-    ] as const) {
-      const memory = await openOn(db, options);
-      expect((await memory.info()).openedFrom).toBe(name);
-      const hits = await memory.recall('unusual', { userId: 'ana', k: 20, touch: false });
-      const tagged = await memory.recall('unusual', { userId: 'ana', k: 10, touch: false, tags: ['tag\uD8003'] });
-      // (Scores to 4 places: recency moves with the clock between the two opens.)
-      result[name] = [hits.map((h) => [h.memory.id, Number(h.score.toFixed(4)), h.parts.keyword]), tagged.map((h) => h.memory.id)];
-      await closeIt(memory);
-    }
+    const result = await bothWays(
+      db,
+      async (memory) => {
+        const hits = await memory.recall('unusual', { userId: 'ana', k: 20, touch: false });
+        const tagged = await memory.recall('unusual', { userId: 'ana', k: 10, touch: false, tags: ['tag\uD8003'] });
+        // (Scores to 4 places: recency moves with the clock between the two opens.)
+        return [hits.map((h) => [h.memory.id, Number(h.score.toFixed(4)), h.parts.keyword]), tagged.map((h) => h.memory.id)];
+      },
+      {},
+    );
     expect(result.snapshot).toEqual(result.records);
     const [hits, tagged] = result.snapshot as [[string, number, number][], string[]];
     expect(hits.filter(([, , keyword]) => keyword > 0).map(([id]) => id).sort()).toEqual(odd.map((_, i) => `odd-${i}-\uDC01`).sort());
