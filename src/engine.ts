@@ -167,7 +167,11 @@ export class Engine {
       const snapshots =
         config.indexSnapshot === false
           ? null
-          : new SnapshotWriter(ctx, { isQuiet: () => calls.size === 0 && queue.active === 0, delayMs: config.indexSnapshot?.saveDelayMs, files: hooks.pageFiles });
+          : new SnapshotWriter(ctx, {
+              isQuiet: (forMs = 0) => calls.quietFor(forMs) && queue.active === 0,
+              delayMs: config.indexSnapshot?.saveDelayMs,
+              files: hooks.pageFiles,
+            });
       const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages, hooks.pageFiles);
       snapshots?.start();
       const taskIndex = new MemoryIndex(embedder.dimension);

@@ -8,6 +8,8 @@ import { ClosedError } from '../errors.js';
 export class CallTracker {
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
+  /** When the last tracked call settled (performance.now()). */
+  private lastSettled = -Infinity;
 
   get size(): number {
     return this.inFlight.size;
@@ -15,6 +17,11 @@ export class CallTracker {
 
   get closed(): boolean {
     return this.stopped;
+  }
+
+  /** Whether no call is in flight and none settled in the last `ms` milliseconds. */
+  quietFor(ms: number): boolean {
+    return this.inFlight.size === 0 && performance.now() - this.lastSettled >= ms;
   }
 
   /** Runs a public call (refused once stopped) and tracks it until it settles. */
@@ -26,7 +33,10 @@ export class CallTracker {
   /** Tracks background work a call started (it must finish before close). */
   track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
-    const forget = () => this.inFlight.delete(work);
+    const forget = () => {
+      this.inFlight.delete(work);
+      this.lastSettled = performance.now();
+    };
     work.then(forget, forget);
     return work;
   }

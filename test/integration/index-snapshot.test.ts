@@ -340,6 +340,45 @@ describe('index snapshot', () => {
     expect(await (await openOn(db)).info()).toMatchObject({ openedFrom: 'snapshot', indexed: 101 });
   });
 
+  it('a save in progress waits while calls come back to back, and goes on once they pause', async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 5000);
+    await closeIt(first);
+    const memory = await openOn(db, { indexSnapshot: { saveDelayMs: 10 } });
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    const named = async () => new Set(((await raw.snapshot.get('header')) as SnapshotHeader).pages.map((p) => p.key));
+    const before = await named();
+    expect(before.size).toBe(3);
+    // A change in each of the three pages: the next save rewrites all of them, one per task.
+    for (const id of ['f1', 'f2100', 'f4200']) await memory.facts.update(id, { pinned: true });
+    // Once the save has written its first page, recalls come back to back for 800 ms.
+    const started = Date.now();
+    while ((await raw.snapshot.toCollection().primaryKeys()).every((key) => key === 'header' || before.has(key as string))) {
+      if (Date.now() - started > 10_000) throw new Error('no save started within 10 s');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const burstEnds = Date.now() + 800;
+    let recalls = 0;
+    while (Date.now() < burstEnds) {
+      await memory.recall(QUERIES[recalls % QUERIES.length]!, { userId: 'ana', k: 5, touch: false });
+      recalls++;
+    }
+    // The save waited: the header still names the pages it had (without the pacing it finished within the burst).
+    expect(await named()).toEqual(before);
+    // Calls paused: it goes on and commits.
+    const paused = Date.now();
+    while ([...(await named())].some((key) => before.has(key))) {
+      if (Date.now() - paused > 10_000) throw new Error('the save did not go on within 10 s of the calls pausing');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    raw.close();
+    await closeIt(memory);
+    const again = await openOn(db);
+    expect(await again.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 5001 });
+    expect(recalls).toBeGreaterThan(20);
+  });
+
   it('indexSnapshot: false saves none', async () => {
     const db = database();
     const first = await openOn(db, { indexSnapshot: false });

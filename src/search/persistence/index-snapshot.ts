@@ -233,12 +233,15 @@ export async function loadSnapshot(
   return { mark, pages, layout, since: changes };
 }
 
-/** Pages per write transaction while saving: small transactions let queries run between them. */
-const PAGES_PER_WRITE = 4;
+/** Lets whatever waits (a query, an IndexedDB result) run before the next page is encoded. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 
 /**
  * Saves the pages that changed since the last save, copy-on-write: the new
- * pages go in under fresh keys in small transactions, then one transaction
+ * pages go in under fresh keys, one per transaction, then one transaction
  * checks that the store is still at `expectedMark` (the mark of the state
  * captured here), swaps the header to the new keys and deletes every row the
  * header no longer names. A crash mid-save leaves the previous snapshot
@@ -252,6 +255,7 @@ export async function saveSnapshot(
   embedder: EmbedderStamp,
   expectedMark: string,
   files: PageFileWriter | null = null,
+  pace: () => Promise<void> = nextTask,
 ): Promise<boolean> {
   // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
   // before it is written, a few pages per task so queries run in between. That is safe: anything that changes
@@ -268,18 +272,21 @@ export async function saveSnapshot(
   let otherLayout = false;
   let kept: Set<string> | undefined;
   try {
-    for (let i = 0; i < taken.length; i += PAGES_PER_WRITE) {
-      const encoded = taken.slice(i, i + PAGES_PER_WRITE).map(({ page, ids }) => encodePage(index, ids, page, keyOfPage(page)));
-      if (encoded.includes(null)) return false; // a memory left the index meanwhile: the mark has moved too
-      const pages = encoded as NonNullable<(typeof encoded)[number]>[];
+    // One page per write transaction and per task, paced by `pace` (the engine's waits for calls to pause): encoding
+    // a page of 2,048 memories and cloning its row take tens of milliseconds, which a query arriving meanwhile waits for.
+    for (let i = 0; i < taken.length; i++) {
+      if (i > 0) await pace();
+      const { page, ids } = taken[i]!;
+      const encoded = encodePage(index, ids, page, keyOfPage(page));
+      if (!encoded) return false; // a memory left the index meanwhile: the mark has moved too
+      const { row, payload } = encoded;
       if (!files) {
-        await db.snapshot.bulkPut(pages.map(({ row, payload }) => ({ ...row, payload: new Blob(payload as BlobPart[]) })));
+        await db.snapshot.put({ ...row, payload: new Blob(payload as BlobPart[]) });
         continue;
       }
-      // Each row before its file (see page-files.ts: a file is listed for deletion only once its row exists).
-      const bytes = (parts: ArrayBufferView[]) => parts.reduce((n, part) => n + part.byteLength, 0);
-      await db.snapshot.bulkPut(pages.map(({ row, payload }) => ({ ...row, payload: { file: row.key, bytes: bytes(payload) } })));
-      for (const { row, payload } of pages) await files.write(row.key, payload);
+      // The row before its file (see page-files.ts: a file is listed for deletion only once its row exists).
+      await db.snapshot.put({ ...row, payload: { file: row.key, bytes: payload.reduce((n, part) => n + part.byteLength, 0) } });
+      await files.write(row.key, payload);
     }
     const listed = files ? await files.list() : [];
     saved = await db.transaction('rw', [db.meta, db.snapshot, db.indexLog], async () => {

@@ -7,12 +7,19 @@ import { PageFiles, type PageFileWriter } from './page-files.js';
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */
   delayMs?: number;
-  /** True when no call and no background job is running: only then is the index exactly the committed state. */
-  isQuiet: () => boolean;
+  /**
+   * True when no call and no background job is running (only then is the
+   * index exactly the committed state), and, with `forMs`, no call ended in
+   * the last `forMs` milliseconds either.
+   */
+  isQuiet: (forMs?: number) => boolean;
   /** Where page payloads go when the store brings its own folder (the durable Node store); otherwise files where this engine can write them with sync access handles, else Blobs. */
   files?: PageFileWriter;
 }
 
+
+/** How long calls must have paused before a save in progress encodes its next page (see `pace`). */
+const PAUSE_MS = 50;
 
 /**
  * Quiet time before saving once a memory left the index (deleted, forgotten,
@@ -84,7 +91,9 @@ export class SnapshotWriter implements IndexObserver {
     if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
     const removals = this.removals;
     this.removals = false;
-    this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed, files).catch(
+    this.saving = saveSnapshot(db, this.ctx.index, this.pages, { id: embedder.id, dimension: embedder.dimension }, db.writeMark.committed, files, () =>
+      this.pace(),
+    ).catch(
       // A cache: a full disk or a closing database costs the next open a rebuild, nothing else.
       () => false,
     );
@@ -96,6 +105,20 @@ export class SnapshotWriter implements IndexObserver {
     } finally {
       this.saving = undefined;
     }
+  }
+
+  /**
+   * Between two pages of a save: waits until calls have paused for
+   * PAUSE_MS. Encoding and storing a page of 2,048 memories is tens of
+   * milliseconds of the engine's thread; a save that went on while recalls
+   * came back to back (a reopened 100k store saving the pages its replay had
+   * dirtied) stalled them by 190–490 ms. So a save yields to calls and goes
+   * on in their pauses (and at once when stopping: close() flushes after
+   * the last call).
+   */
+  private async pace(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    while (!this.stopped && !this.options.isQuiet(PAUSE_MS)) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   }
 
   /** Stops timers; a save in progress finishes (the caller may `flush` first). */
