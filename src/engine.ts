@@ -101,6 +101,9 @@ interface EngineParts {
   aborts: CallAborts;
 }
 
+/** A pause in calls this long lets the deferred keyword postings be built (search/keyword-warmup.ts). */
+const KEYWORD_BUILD_QUIET_MS = 50;
+
 /**
  * The engine: one per open database, the only writer. The `Memory` facade
  * validates input and forwards here, directly (Node) or through Comlink
@@ -208,7 +211,8 @@ export class Engine {
         snapshots,
         openedFrom: fromSnapshot ? 'snapshot' : 'records',
         replayed,
-        stopKeywordWarmup: buildKeywordsInBackground(ctx.index),
+        // Queries read unbuilt postings as they are: building them waits while calls keep coming.
+        stopKeywordWarmup: buildKeywordsInBackground(ctx.index, () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
         closing,
         aborts: new CallAborts(),
       });

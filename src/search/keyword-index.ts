@@ -18,6 +18,27 @@ export interface KeywordResult {
 }
 
 /**
+ * Documents queued for a keyword index and not built into it yet, as a
+ * query reads them (search/pending-keywords.ts): each id's last queued
+ * document, unless it is a removal, numbered 0… in queue order.
+ */
+export interface QueuedPostings {
+  /** How many: queued rows are 0 to size − 1. */
+  readonly size: number;
+  /** Their count of tokens, summed. */
+  readonly totalLength: number;
+  /** How many hold a document (removals are not rows, but `size` may count their positions). */
+  readonly live: number;
+  /** Ids whose built row, if any, a queued document (or removal) replaces. */
+  replaced(): Iterable<string>;
+  idAt(row: number): string;
+  /** The queued row of `id`'s last document, if it is queued and not a removal. */
+  rowOf(id: string): number | undefined;
+  /** Per token, the queued rows holding it, in order, with its frequency there and the row's length. */
+  postings(tokens: readonly string[]): { rows: number[]; freqs: number[]; lengths: number[] }[];
+}
+
+/**
  * BM25+ keyword search over one user's memories: an inverted index of typed
  * arrays scored with an accumulator, returning only the top matches.
  *
@@ -130,14 +151,12 @@ export class KeywordIndex {
    * document removed meanwhile) only leaves room that `trim` gives back.
    */
   expectLists(lists: TermListsReader, start: number, end: number): void {
-    const counts = new Int32Array(lists.terms.length);
-    for (let k = lists.start[start]!; k < lists.start[end]!; k++) counts[lists.term[k]!]!++;
     const numberOf = this.numbersFor(lists);
-    for (let local = 0; local < counts.length; local++) {
-      if (counts[local] === 0) continue;
+    for (let k = lists.start[start]!; k < lists.start[end]!; k++) {
+      const local = lists.term[k]!;
       let term = numberOf[local]!;
       if (term < 0) numberOf[local] = term = this.termOf(lists.terms[local]!);
-      this.expected[term]! += counts[local]!;
+      this.expected[term]!++;
     }
   }
 
@@ -176,51 +195,80 @@ export class KeywordIndex {
     return true;
   }
 
-  query(text: string, options: { limit: number; accept?: (id: string) => boolean }): KeywordResult {
+  /**
+   * The best `limit` matches for `text`. With `queued`, documents not built
+   * into the index yet (search/pending-keywords.ts) take part as if they
+   * had been, in their order: the same hits, scores and statistics as the
+   * index that building them all would give, without building them.
+   */
+  query(text: string, options: { limit: number; accept?: (id: string) => boolean }, queued?: QueuedPostings): KeywordResult {
     for (const row of this.touched) this.accumulator[row] = 0;
     const touched: number[] = (this.touched = []);
-    if (this.accumulator.length < this.ids.length) this.accumulator = new Float32Array(Math.max(this.ids.length, this.accumulator.length * 2));
-    const acc = this.accumulator;
     const ids = this.ids;
+    // Queued documents are rows after the built ones, in queue order: where building them would put them.
+    const built = ids.length;
+    const rowCount = built + (queued?.size ?? 0);
+    if (this.accumulator.length < rowCount) this.accumulator = new Float32Array(Math.max(rowCount, this.accumulator.length * 2));
+    const acc = this.accumulator;
     const lengths = this.lengths;
-    const avgLength = this.live > 0 ? this.totalLength / this.live : 1;
+    // Built rows whose id a queued document writes again (or removes): that one counts instead.
+    const replaced = new Set<number>();
+    let replacedLength = 0;
+    for (const id of queued?.replaced() ?? []) {
+      const row = this.rowOf.get(id);
+      if (row === undefined) continue;
+      replaced.add(row);
+      replacedLength += lengths[row]!;
+    }
+    const live = this.live - replaced.size + (queued?.live ?? 0);
+    const totalLength = this.totalLength - replacedLength + (queued?.totalLength ?? 0);
+    const avgLength = live > 0 ? totalLength / live : 1;
+    const skips = this.dead > 0 || replaced.size > 0;
+    const skipped = (row: number) => ids[row] === undefined || replaced.has(row);
 
-    for (const token of new Set(tokenize(text))) {
+    const tokens = [...new Set(tokenize(text))];
+    const queuedPostings = queued?.postings(tokens);
+    tokens.forEach((token, t) => {
       const term = this.terms.get(token);
-      if (term === undefined) continue;
-      const n = this.count[term]!;
-      const rows = n === 1 ? undefined : this.rows[term]!;
-      const freqs = n === 1 ? undefined : this.freqs[term];
-      // Document frequency: the term's live postings (all of them while no row was deleted).
+      const n = term === undefined ? 0 : this.count[term]!;
+      const rows = n < 2 ? undefined : this.rows[term!]!;
+      const freqs = n < 2 ? undefined : this.freqs[term!];
+      const more = queuedPostings?.[t];
+      // Document frequency: the term's live postings (all of them while no row was deleted or replaced), and the queued ones.
       let df = n;
-      if (this.dead > 0) {
+      if (skips) {
         df = 0;
-        if (rows) {
-          for (let i = 0; i < n; i++) if (ids[rows[i]!] !== undefined) df++;
-        } else if (ids[this.firstRow[term]!] !== undefined) df = 1;
+        for (let i = 0; i < n; i++) if (!skipped(rows ? rows[i]! : this.firstRow[term!]!)) df++;
       }
-      if (df === 0) continue;
-      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < n; i++) {
-        const row = rows ? rows[i]! : this.firstRow[term]!;
-        if (ids[row] === undefined) continue;
-        const tf = rows ? (freqs ? freqs[i]! : 1) : this.firstFreq[term]!;
-        const norm = tf + K1 * (1 - B + (B * lengths[row]!) / avgLength);
+      df += more?.rows.length ?? 0;
+      if (df === 0) return;
+      const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+      const add = (row: number, tf: number, length: number) => {
+        const norm = tf + K1 * (1 - B + (B * length) / avgLength);
         if (acc[row] === 0) touched.push(row);
         acc[row]! += idf * ((tf * (K1 + 1)) / norm + DELTA);
+      };
+      for (let i = 0; i < n; i++) {
+        const row = rows ? rows[i]! : this.firstRow[term!]!;
+        if (skips && skipped(row)) continue;
+        add(row, rows ? (freqs ? freqs[i]! : 1) : this.firstFreq[term!]!, lengths[row]!);
       }
-    }
+      if (more) for (let i = 0; i < more.rows.length; i++) add(built + more.rows[i]!, more.freqs[i]!, more.lengths[i]!);
+    });
 
-    const hits = topRows(touched, acc, options.limit, (row) => !options.accept || options.accept(ids[row]!)).map(({ row, score }) => ({ id: ids[row]!, score }));
+    const idOf = (row: number) => (row < built ? ids[row]! : queued!.idAt(row - built));
+    const hits = topRows(touched, acc, options.limit, (row) => !options.accept || options.accept(idOf(row))).map(({ row, score }) => ({ id: idOf(row), score }));
     return {
       hits,
       best: hits[0]?.score ?? 0,
       scoreOf: (id) => {
         const row = this.rowOf.get(id);
-        return row === undefined ? 0 : acc[row] ?? 0;
+        if (row !== undefined && !replaced.has(row)) return acc[row] ?? 0;
+        const queuedRow = queued?.rowOf(id);
+        return queuedRow === undefined ? 0 : acc[built + queuedRow] ?? 0;
       },
       forEach: (above, visit) => {
-        for (const row of touched) if (acc[row]! > above) visit(ids[row]!, acc[row]!);
+        for (const row of touched) if (acc[row]! > above) visit(idOf(row), acc[row]!);
       },
     };
   }

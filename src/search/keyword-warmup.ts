@@ -11,24 +11,30 @@ import type { MemoryIndex } from './memory-index.js';
 const SLICE_MS = 4;
 /** Documents built between looks at the clock (tokenising one takes a few µs). */
 const STEP = 64;
+/** How often a paused build looks again whether calls have paused. */
+const PAUSED_POLL_MS = 25;
 
 /**
  * Builds the keyword postings that `MemoryIndex.load` deferred, a few
- * milliseconds per task, so the first queries after open are answered in
- * between (a query that needs the postings before they are done builds the
- * rest itself). Returns a function that stops it.
+ * milliseconds per task. Queries meanwhile read the queued postings as they
+ * are (search/pending-keywords.ts), so building them is work that only
+ * competes with calls: the chunks are turned around at once (that makes
+ * those queries cheap), and the building itself waits while `isQuiet` says
+ * calls keep coming (back-to-back recalls after an open paid 20–100 ms each
+ * while it went on); writes meanwhile join the queue. Returns a function
+ * that stops it.
  */
-export function buildKeywordsInBackground(index: MemoryIndex): () => void {
+export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const next = () => {
+  const next = (delay: number) => {
     timer = setTimeout(() => {
       const started = performance.now();
-      let more = true;
-      while (more && performance.now() - started < SLICE_MS) more = index.buildKeywords(STEP);
-      if (more) next();
-    }, 0);
+      let state: 'done' | 'more' | 'paused' = 'more';
+      while (state === 'more' && performance.now() - started < SLICE_MS) state = index.buildKeywords(STEP, isQuiet());
+      if (state !== 'done') next(state === 'paused' ? PAUSED_POLL_MS : 0);
+    }, delay);
     unrefTimer(timer);
   };
-  next();
+  next(0);
   return () => clearTimeout(timer);
 }

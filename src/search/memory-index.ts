@@ -17,8 +17,7 @@ interface UserIndex {
   vectors: VectorMatrix;
   /** Each matrix row's ranking inputs (type, importance, pinned, last touch, dated, speaker), moved with the rows. */
   signals: RowSignals;
-  keywords: KeywordIndex;
-  /** Documents loaded in bulk whose postings are not built yet (see `load`); built before any keyword use. */
+  /** Its keyword index, behind a queue of documents whose postings are not built yet (see `load`), which queries read as they are and writes join. */
   pendingKeywords: PendingKeywords;
 }
 
@@ -125,16 +124,16 @@ export class MemoryIndex {
     const fresh = user.vectors.row(entry.doc.id) === undefined;
     user.vectors.upsert(entry.doc.id, entry.vector);
     setSignals(user, entry.doc, fresh);
-    this.keywordsOf(user).upsert(entry.doc.id, entry.text);
+    user.pendingKeywords.write(entry.doc.id, entry.text);
     this.docs.set(entry.doc, entry.text);
     this.observer?.changed(entry.doc.id);
   }
 
   /**
-   * Bulk load (at open). Keyword postings are deferred: a query that needs
-   * them (or any later write) builds them first, and `buildKeywords` builds
-   * them in slices in the meantime, so a vector-only first query does not
-   * wait for tokenising every text.
+   * Bulk load (at open). Keyword postings are deferred: queries read the
+   * queue as it is, later writes join it (search/pending-keywords.ts), and
+   * `buildKeywords` builds it in slices while calls pause, so no first query
+   * waits for every text's postings.
    */
   load(entries: IndexEntry[]): void {
     const byUser = new Map<string, IndexEntry[]>();
@@ -273,17 +272,24 @@ export class MemoryIndex {
   }
 
   /**
-   * Builds deferred keyword postings, at most `budget` documents per call.
-   * Returns whether any remain (the engine calls it again in a later task).
+   * Background work on deferred keyword postings, at most about `budget`
+   * documents' worth per call: first each queued chunk is turned around for
+   * the queries meanwhile (`PendingKeywords.turnAround`), then, when `build`,
+   * the postings are built. Returns 'done' when none are deferred, 'more'
+   * when the engine should call again in a later task, 'paused' when only
+   * building is left and `build` was false.
    */
-  buildKeywords(budget = Infinity): boolean {
+  buildKeywords(budget = Infinity, build = true): 'done' | 'more' | 'paused' {
+    for (const user of this.users.values()) if (user.pendingKeywords.turnAround(budget)) return 'more';
+    if (![...this.users.values()].some((user) => user.pendingKeywords.size > 0)) return 'done';
+    if (!build) return 'paused';
     let left = budget;
     for (const user of this.users.values()) {
-      left -= user.pendingKeywords.drainInto(user.keywords, left);
+      left -= user.pendingKeywords.drainInto(left);
       if (left <= 0) break;
     }
-    for (const user of this.users.values()) if (user.pendingKeywords.size > 0) return true;
-    return false;
+    for (const user of this.users.values()) if (user.pendingKeywords.size > 0) return 'more';
+    return 'done';
   }
 
   /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
@@ -302,7 +308,7 @@ export class MemoryIndex {
     const row = user?.vectors.row(id);
     if (row !== undefined) user!.signals.release(row);
     user?.vectors.remove(id);
-    if (user) this.keywordsOf(user).remove(id);
+    user?.pendingKeywords.write(id, null);
     this.docs.delete(id);
     this.observer?.removed(id);
     return true;
@@ -355,7 +361,7 @@ export class MemoryIndex {
     }
 
     // With no keyword share in relevance, the keyword part is multiplied by 0: skip BM25.
-    const keyword = ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: k, accept }) : NO_KEYWORDS;
+    const keyword = ranking.denseWeight < 1 ? user.pendingKeywords.query(query.text, { limit: k, accept }) : NO_KEYWORDS;
     const normalise = (raw: number) => (keyword.best > 0 ? raw / keyword.best : 0);
     const bounds = user.vectors.scoreBounds(query.vector);
     const rows = candidateRows({
@@ -403,7 +409,7 @@ export class MemoryIndex {
     const wanted = ids.filter((id) => this.docs.get(id)?.userId === userId && accept(id));
     if (wanted.length === 0) return [];
     const { ranking, now } = options;
-    const keyword = ranking.denseWeight < 1 ? this.keywordsOf(user).query(query.text, { limit: 1, accept }) : NO_KEYWORDS;
+    const keyword = ranking.denseWeight < 1 ? user.pendingKeywords.query(query.text, { limit: 1, accept }) : NO_KEYWORDS;
     const cosines = user.vectors.scoresFor(query.vector, wanted.map((id) => user.vectors.row(id)!));
     return wanted.map((id, i) => this.hit(id, cosines[i]!, keyword.best > 0 ? keyword.scoreOf(id) / keyword.best : 0, ranking, now));
   }
@@ -434,17 +440,11 @@ export class MemoryIndex {
       user = {
         vectors: new VectorMatrix(this.dimension, { ...this.matrixOptions, companion: signals }),
         signals,
-        keywords: new KeywordIndex(),
-        pendingKeywords: new PendingKeywords(),
+        pendingKeywords: new PendingKeywords(new KeywordIndex()),
       };
       this.users.set(userId, user);
     }
     return user;
-  }
-
-  private keywordsOf(user: UserIndex): KeywordIndex {
-    user.pendingKeywords.drainInto(user.keywords);
-    return user.keywords;
   }
 }
 

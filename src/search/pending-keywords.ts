@@ -1,21 +1,81 @@
-import type { KeywordIndex } from './keyword-index.js';
-import type { TermListsReader } from './term-lists.js';
+import type { KeywordIndex, KeywordResult, QueuedPostings } from './keyword-index.js';
+import { readTermLists, termListsOf, termNumber, type TermListsReader } from './term-lists.js';
 
 /**
- * Documents loaded in bulk whose keyword postings are not built yet (see
- * `MemoryIndex.load`), kept as references into the arrays they were loaded
- * from rather than one object per document, and handed to the keyword index
- * oldest first, in as many steps as the caller likes. A null text is a
- * removal (a write replayed at open, `MemoryIndex.replay`): in order, so a
- * later removal or rewrite of a queued document wins. Documents that come
- * with their term lists (a snapshot page's, search/term-lists.ts) are built
- * from those, without tokenising their texts.
+ * Queued documents in text form (no term lists) that a query may tokenise
+ * rather than have every queued document built first: the writes replayed
+ * at open are a few hundred; a rebuild from the records queues them all, and
+ * then building is no dearer than tokenising.
+ */
+const MAX_QUEUED_TEXTS = 4096;
+/** The most documents a chunk queued after a look may hold for the look to take it in rather than be taken again. */
+const MAX_LOOK_EXTENSION = 256;
+
+interface Chunk {
+  ids: readonly string[];
+  texts: readonly (string | null)[];
+  lists?: TermListsReader;
+  next: number;
+  end: number;
+  /** Position of document 0 of `ids` in the queue (positions count every document ever queued, in order). */
+  base: number;
+  /** Documents from `next` up to this one have had their term lists counted (`KeywordIndex.expectLists`). */
+  counted?: number;
+  /** From `next` as of the last look (see `look`): 1 where the document is its id's last one queued and not a removal. */
+  last?: { from: number; flags: Uint8Array };
+  /** Its term lists by term (documents from `next` as it was then), made by `turnAround`. */
+  inverted?: Inverted;
+}
+
+/** What a query needs of the queue, worked out once per change of the queue (see `look`). */
+interface Look {
+  /** Position of queued row 0: the first document not built when the look was taken. */
+  from: number;
+  /** Position of each id's last queued document. */
+  lastOf: Map<string, number>;
+  /** Ids whose last queued document is a removal. */
+  removed: Set<string>;
+  /** Ids queued more than once. */
+  repeated: Set<string>;
+  live: number;
+  totalLength: number;
+}
+
+/**
+ * A user's keyword index behind a queue of documents whose postings are
+ * not built yet: those loaded in bulk at open (see `MemoryIndex.load`),
+ * kept as references into the arrays they were loaded from rather than one
+ * object per document, and the writes since, handed to the index oldest
+ * first, in as many steps as the caller likes. A null text is a removal:
+ * in order, so a later removal or rewrite of a queued document wins.
+ * Documents that come with their term lists (a snapshot page's,
+ * search/term-lists.ts) are built from those, without tokenising their
+ * texts.
+ *
+ * Nothing waits for the build (about 450 ms at 100k memories in Chromium,
+ * which the first recall after an open waited for, or else the first
+ * write): `query` answers from the postings built so far plus the queued
+ * documents' term lists for the query's terms, exactly as the built index
+ * would (KeywordIndex.query with `QueuedPostings`), and `write` joins the
+ * queue while it is not empty. That needs the built postings to be only
+ * what this queue handed over: true at open, where the index starts empty;
+ * otherwise, and when many queued documents are texts without lists, a
+ * query builds everything first.
  */
 export class PendingKeywords {
-  private chunks: { ids: readonly string[]; texts: readonly (string | null)[]; lists?: TermListsReader; next: number; end: number; expected?: boolean }[] = [];
+  private chunks: Chunk[] = [];
   private count = 0;
+  /** Documents ever queued: the position the next one gets. */
+  private added = 0;
   /** Term lists were loaded since the queue was last empty: the keyword index trims its lists once it is. */
   private trimDue = false;
+  /** The built postings hold only documents this queue handed over (since it was last empty). */
+  private ownsBuilt = true;
+  /** Documents were built since the queue was last empty (a look taken now would not see them). */
+  private builtSome = false;
+  private looked: Look | undefined;
+
+  constructor(private readonly keywords: KeywordIndex) {}
 
   get size(): number {
     return this.count;
@@ -28,31 +88,108 @@ export class PendingKeywords {
    */
   add(ids: readonly string[], texts: readonly (string | null)[], start = 0, end = ids.length, lists?: TermListsReader): void {
     if (end <= start) return;
-    this.chunks.push({ ids, texts, lists, next: start, end });
+    if (this.count === 0) this.ownsBuilt = this.keywords.size === 0;
+    const chunk: Chunk = { ids, texts, lists, next: start, end, base: this.added - start };
+    this.chunks.push(chunk);
     this.count += end - start;
+    this.added += end - start;
+    if (this.looked && !this.extendLook(this.looked, chunk)) this.looked = undefined;
   }
 
   /**
-   * Builds the postings of up to `budget` queued documents into `keywords`;
-   * returns the work done, in documents. Every queued chunk's term lists
-   * are counted first (`KeywordIndex.expectLists`, a chunk's documents worth
-   * of budget each), so the postings are built into arrays of their final
-   * size; then the documents are built in order.
+   * A write: built into the index at once when nothing is queued, else
+   * queued behind what is (so a write never waits for the queue to be built,
+   * and queries stay exact). A null text removes the document.
    */
-  drainInto(keywords: KeywordIndex, budget = Infinity): number {
+  write(id: string, text: string | null): void {
+    if (this.count > 0) this.add([id], [text]);
+    else if (text === null) this.keywords.remove(id);
+    else this.keywords.upsert(id, text);
+  }
+
+  /**
+   * The best `limit` keyword matches for `text`, as the keyword index would
+   * give them with every queued document built (see the class comment).
+   */
+  query(text: string, options: { limit: number; accept?: (id: string) => boolean }): KeywordResult {
+    const look = this.count > 0 && this.ownsBuilt ? this.look() : undefined;
+    if (!look) {
+      this.drainInto();
+      return this.keywords.query(text, options);
+    }
+    const from = this.position();
+    const chunks = this.chunks;
+    const queued: QueuedPostings = {
+      size: this.added - from,
+      live: look.live,
+      totalLength: look.totalLength,
+      *replaced() {
+        for (const id of look.repeated) if (look.lastOf.get(id)! >= from) yield id;
+      },
+      idAt: (row) => {
+        const chunk = chunkAt(chunks, row + from);
+        return chunk.ids[row + from - chunk.base]!;
+      },
+      rowOf: (id) => {
+        const at = look.lastOf.get(id);
+        return at === undefined || at < from || look.removed.has(id) ? undefined : at - from;
+      },
+      postings: (tokens) => postingsOf(chunks, tokens, from),
+    };
+    return this.keywords.query(text, options, queued);
+  }
+
+  /**
+   * Turns queued chunks' term lists around (term → documents), about eight
+   * documents' worth for one of `budget` (and at least one chunk), so
+   * queries meanwhile read a term's documents without a pass over every
+   * chunk. Returns whether any chunk is left to turn.
+   */
+  turnAround(budget: number): boolean {
+    let turned = 0;
+    for (const chunk of this.chunks) {
+      if (!chunk.lists || chunk.inverted) continue;
+      if (turned > 0 && turned >= budget * 8) return true;
+      chunk.inverted = invert(chunk.lists, chunk.next, chunk.end);
+      turned += chunk.end - chunk.next;
+    }
+    return false;
+  }
+
+  /**
+   * Builds the postings of up to `budget` queued documents into the keyword
+   * index; returns the work done, in documents. Every queued chunk's term
+   * lists are counted first (`KeywordIndex.expectLists`, a chunk's
+   * documents worth of budget each), so the postings are built into arrays
+   * of their final size; then the documents are built in order.
+   */
+  drainInto(budget = Infinity): number {
+    const keywords = this.keywords;
     let counted = 0;
     for (const chunk of this.chunks) {
-      if (!chunk.lists || chunk.expected) continue;
+      if (!chunk.lists || chunk.counted === chunk.end) continue;
       if (counted >= budget) return counted;
-      keywords.expectLists(chunk.lists, chunk.next, chunk.end);
-      chunk.expected = true;
-      counted += chunk.end - chunk.next;
+      chunk.counted ??= chunk.next;
+      const stop = Math.min(chunk.end, chunk.counted + (budget - counted));
+      keywords.expectLists(chunk.lists, chunk.counted, stop);
+      counted += stop - chunk.counted;
+      chunk.counted = stop;
+      if (stop < chunk.end) return counted;
     }
     let built = 0;
     budget -= counted;
     while (built < budget && this.chunks.length > 0) {
       const chunk = this.chunks[0]!;
       const stop = Math.min(chunk.end, chunk.next + (budget - built));
+      // Built documents leave what a look counts as queued.
+      if (this.looked && chunk.last) {
+        const { from, flags } = chunk.last;
+        for (let i = chunk.next; i < stop; i++) {
+          if (flags[i - from] === 0) continue;
+          this.looked.live--;
+          this.looked.totalLength -= chunk.lists!.length[i]!;
+        }
+      }
       if (chunk.lists) {
         keywords.upsertLists(chunk.ids, chunk.lists, chunk.next, stop);
         this.trimDue = true;
@@ -64,14 +201,221 @@ export class PendingKeywords {
         }
       }
       built += stop - chunk.next;
+      this.builtSome = true;
       chunk.next = stop;
       if (chunk.next === chunk.end) this.chunks.shift();
     }
     this.count -= built;
-    if (this.count === 0 && this.trimDue) {
-      keywords.trim();
-      this.trimDue = false;
+    if (this.count === 0) {
+      this.looked = undefined;
+      this.builtSome = false;
+      if (this.trimDue) {
+        keywords.trim();
+        this.trimDue = false;
+      }
     }
     return counted + built;
   }
+
+  /** Position of the first document not built yet. */
+  private position(): number {
+    const first = this.chunks[0];
+    return first ? first.base + first.next : this.added;
+  }
+
+  /**
+   * Works out, once per change of the queue, each queued id's last document,
+   * the ids queued more than once, and the count and length of the
+   * documents a query counts; queued texts get their term lists here (the
+   * build then uses them too). Undefined when too many texts would need
+   * tokenising, or when documents were built since the queue was last
+   * empty (a look sees only what is queued, so it could not tell which
+   * built rows a queued document replaces; the index builds everything).
+   */
+  private look(): Look | undefined {
+    if (this.looked) return this.looked;
+    if (this.builtSome) return undefined;
+    let texts = 0;
+    for (const chunk of this.chunks) {
+      if (chunk.lists) continue;
+      let removals = 0;
+      for (let i = chunk.next; i < chunk.end; i++) if (chunk.texts[i] === null) removals++;
+      // A chunk is all texts or all removals (MemoryIndex queues removals one by one).
+      if (removals > 0 && removals < chunk.end - chunk.next) return undefined;
+      if (removals === 0) texts += chunk.end - chunk.next;
+    }
+    if (texts > MAX_QUEUED_TEXTS) return undefined;
+    for (const chunk of this.chunks) withLists(chunk);
+    const from = this.position();
+    const look: Look = { from, lastOf: new Map(), removed: new Set(), repeated: new Set(), live: 0, totalLength: 0 };
+    // Oldest first, so each id ends at its last document; an id whose set leaves the size as it was is repeated.
+    const repeated = look.repeated;
+    for (const chunk of this.chunks) {
+      for (let i = chunk.next; i < chunk.end; i++) {
+        const size = look.lastOf.size;
+        look.lastOf.set(chunk.ids[i]!, chunk.base + i);
+        if (look.lastOf.size === size) repeated.add(chunk.ids[i]!);
+      }
+    }
+    for (const chunk of this.chunks) {
+      const flags = new Uint8Array(chunk.end - chunk.next);
+      chunk.last = { from: chunk.next, flags };
+      for (let i = chunk.next; i < chunk.end; i++) {
+        if (chunk.texts[i] === null) {
+          if (look.lastOf.get(chunk.ids[i]!) === chunk.base + i) look.removed.add(chunk.ids[i]!);
+          continue;
+        }
+        if (repeated.size > 0 && repeated.has(chunk.ids[i]!) && look.lastOf.get(chunk.ids[i]!) !== chunk.base + i) continue;
+        flags[i - chunk.next] = 1;
+        look.live++;
+        look.totalLength += chunk.lists!.length[i]!;
+      }
+    }
+    this.looked = look;
+    return look;
+  }
+
+  /**
+   * Takes a chunk queued after `look` into it: its documents count, and
+   * the earlier queued documents of their ids stop counting. False when
+   * the chunk is too big for that to be cheaper than a fresh look, or mixes
+   * texts and removals.
+   */
+  private extendLook(look: Look, chunk: Chunk): boolean {
+    if (chunk.end - chunk.next > MAX_LOOK_EXTENSION || !withLists(chunk)) return false;
+    const from = this.position();
+    const flags = new Uint8Array(chunk.end - chunk.next);
+    chunk.last = { from: chunk.next, flags };
+    for (let i = chunk.next; i < chunk.end; i++) {
+      const id = chunk.ids[i]!;
+      const previous = look.lastOf.get(id);
+      if (previous !== undefined) {
+        look.repeated.add(id);
+        if (previous >= from && !look.removed.has(id)) {
+          const earlier = chunkAt(this.chunks, previous);
+          const at = previous - earlier.base;
+          earlier.last!.flags[at - earlier.last!.from] = 0;
+          look.live--;
+          look.totalLength -= earlier.lists!.length[at]!;
+        }
+      }
+      look.lastOf.set(id, chunk.base + i);
+      if (chunk.texts[i] === null) {
+        look.removed.add(id);
+        continue;
+      }
+      look.removed.delete(id);
+      flags[i - chunk.next] = 1;
+      look.live++;
+      look.totalLength += chunk.lists!.length[i]!;
+    }
+    return true;
+  }
+}
+
+/**
+ * Gives a chunk of texts their term lists (tokenised once; building then
+ * uses them too), in place. False for a chunk that mixes texts and
+ * removals (MemoryIndex queues removals one by one); a chunk of removals
+ * needs none.
+ */
+function withLists(chunk: Chunk): boolean {
+  if (chunk.lists) return true;
+  let removals = 0;
+  for (let i = chunk.next; i < chunk.end; i++) if (chunk.texts[i] === null) removals++;
+  if (removals === chunk.end - chunk.next) return true;
+  if (removals > 0) return false;
+  const texts = chunk.texts.slice(chunk.next, chunk.end) as string[];
+  const lists = readTermLists(termListsOf(texts), texts.length);
+  if (!lists) return false; // (cannot happen: fresh lists always read)
+  chunk.lists = lists;
+  chunk.ids = chunk.ids.slice(chunk.next, chunk.end);
+  chunk.texts = texts;
+  chunk.base += chunk.next;
+  chunk.end -= chunk.next;
+  chunk.next = 0;
+  return true;
+}
+
+/** A chunk's term lists turned around: per term number, the documents holding it (ascending) and its frequency in each, so a query reads a term's documents without a pass over the chunk. */
+interface Inverted {
+  start: Uint32Array;
+  docs: Uint32Array;
+  freqs: Uint16Array;
+}
+
+/** `lists`' documents `from` to `end` by term (a counting sort: no per-term objects). */
+function invert(lists: TermListsReader, from: number, end: number): Inverted {
+  const start = new Uint32Array(lists.terms.length + 1);
+  const first = lists.start[from]!;
+  const last = lists.start[end]!;
+  for (let k = first; k < last; k++) start[lists.term[k]! + 1]!++;
+  for (let n = 0; n < lists.terms.length; n++) start[n + 1]! += start[n]!;
+  const fill = start.slice(0, lists.terms.length);
+  const docs = new Uint32Array(last - first);
+  const freqs = new Uint16Array(last - first);
+  for (let i = from; i < end; i++) {
+    for (let k = lists.start[i]!; k < lists.start[i + 1]!; k++) {
+      const at = fill[lists.term[k]!]!++;
+      docs[at] = i;
+      freqs[at] = lists.freq[k]!;
+    }
+  }
+  return { start, docs, freqs };
+}
+
+/** The queued chunk holding `position` (chunks are in order of position). */
+function chunkAt(chunks: readonly Chunk[], position: number): Chunk {
+  let low = 0;
+  let high = chunks.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (chunks[middle]!.base + chunks[middle]!.next <= position) low = middle;
+    else high = middle - 1;
+  }
+  return chunks[low]!;
+}
+
+/**
+ * Per token, the queued documents that count (`Chunk.last`) holding it, by
+ * queued row (position − `from`), in order: one pass over each chunk's term
+ * lists, skipping chunks that hold none of the tokens.
+ */
+function postingsOf(chunks: readonly Chunk[], tokens: readonly string[], from: number): { rows: number[]; freqs: number[]; lengths: number[] }[] {
+  const out = tokens.map(() => ({ rows: [] as number[], freqs: [] as number[], lengths: [] as number[] }));
+  for (const chunk of chunks) {
+    const lists = chunk.lists;
+    if (!lists || !chunk.last) continue;
+    const { flags, from: flagsFrom } = chunk.last;
+    const numbers = tokens.map((token) => termNumber(lists, token));
+    if (numbers.every((n) => n < 0)) continue;
+    const posting = (t: number, i: number, frequency: number) => {
+      if (i < chunk.next || flags[i - flagsFrom] === 0) return;
+      const list = out[t]!;
+      list.rows.push(chunk.base + i - from);
+      list.freqs.push(frequency);
+      list.lengths.push(lists.length[i]!);
+    };
+    const inverted = chunk.inverted;
+    if (inverted) {
+      numbers.forEach((n, t) => {
+        if (n >= 0) for (let k = inverted.start[n]!; k < inverted.start[n + 1]!; k++) posting(t, inverted.docs[k]!, inverted.freqs[k]!);
+      });
+      continue;
+    }
+    // Not turned around yet (the background build does that first): one pass over its lists, token by token.
+    const wanted = new Uint32Array(lists.terms.length);
+    numbers.forEach((n, t) => n >= 0 && (wanted[n] = t + 1));
+    const found = numbers.map(() => [] as number[]);
+    for (let i = Math.max(chunk.next, flagsFrom); i < chunk.end; i++) {
+      for (let k = lists.start[i]!; k < lists.start[i + 1]!; k++) {
+        const t = wanted[lists.term[k]!]!;
+        if (t !== 0) found[t - 1]!.push(i, lists.freq[k]!);
+      }
+    }
+    found.forEach((pairs, t) => {
+      for (let j = 0; j < pairs.length; j += 2) posting(t, pairs[j]!, pairs[j + 1]!);
+    });
+  }
+  return out;
 }

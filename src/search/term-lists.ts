@@ -10,8 +10,11 @@ import { TOKENIZER_VERSION, tokenize } from './tokenize.js';
  *
  * The batch's distinct terms are one string (`terms`, joined by newlines: a
  * term never holds one, see tokenize.ts), which structured clone copies in
- * one piece; document i's distinct terms are `term[start[i]]` up to
- * `term[start[i + 1]]` (indexes into the terms, in first-seen order) with
+ * one piece, sorted (by UTF-16 code units), so a query finds a term in a
+ * page's lists by binary search without building the keyword index first
+ * (`termNumber`; lists an older engram saved in first-seen order are
+ * searched one by one); document i's distinct terms are `term[start[i]]` up to
+ * `term[start[i + 1]]` (indexes into the terms) with
  * their frequencies in `freq` (capped at 65,535, as the keyword index caps
  * them), and `length[i]` is its count of tokens. Lists from another
  * tokenizer version are not used (`readTermLists` returns undefined, and the
@@ -31,6 +34,8 @@ export interface TermLists {
 /** Term lists as `KeywordIndex.upsertLists` reads them: the joined terms split once. */
 export interface TermListsReader extends Omit<TermLists, 'terms'> {
   terms: readonly string[];
+  /** Whether `terms` are sorted (lists of this engram are), so `termNumber` may search them by halves. */
+  sorted: boolean;
 }
 
 const MAX_FREQ = 65_535;
@@ -67,11 +72,15 @@ export function termListsOf(texts: readonly string[]): TermLists {
     length[i] = tokens.length;
     start[i + 1] = term.length;
   }
+  // Numbered in sorted order: term number n becomes its rank.
+  const order = terms.map((_, n) => n).sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
+  const rankOf = new Uint32Array(terms.length);
+  order.forEach((n, rank) => (rankOf[n] = rank));
   return {
     version: TOKENIZER_VERSION,
-    terms: terms.join('\n'),
+    terms: order.map((n) => terms[n]!).join('\n'),
     start,
-    term: terms.length <= 65_536 ? Uint16Array.from(term) : Uint32Array.from(term),
+    term: terms.length <= 65_536 ? Uint16Array.from(term, (n) => rankOf[n]!) : Uint32Array.from(term, (n) => rankOf[n]!),
     freq: Uint16Array.from(freq),
     length,
   };
@@ -93,5 +102,22 @@ export function readTermLists(lists: unknown, count: number): TermListsReader | 
   for (let i = 0; i < count; i++) if (start[i + 1]! < start[i]!) return undefined;
   const split = terms.length === 0 ? [] : terms.split('\n');
   for (let k = 0; k < term.length; k++) if (term[k]! >= split.length || freq[k] === 0) return undefined;
-  return { version, terms: split, start, term, freq, length };
+  let sorted = true;
+  for (let n = 1; n < split.length && sorted; n++) sorted = split[n - 1]! < split[n]!;
+  return { version, terms: split, start, term, freq, length, sorted };
+}
+
+/** The number of `token` in `lists`' terms, or -1. */
+export function termNumber(lists: TermListsReader, token: string): number {
+  if (!lists.sorted) return lists.terms.indexOf(token);
+  let low = 0;
+  let high = lists.terms.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const term = lists.terms[middle]!;
+    if (term === token) return middle;
+    if (term < token) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
