@@ -194,7 +194,8 @@ export async function loadSnapshot(
   });
   const failed = { mark, pages: null, layout, since: [] };
   if (!rows || rows.some((row) => !(row?.payload instanceof Blob) && !isPayloadFile(row?.payload))) return failed;
-  // Blobs are all asked for at once (IndexedDB reads them meanwhile); files are read one by one, each into the same buffer.
+  // Blobs are all asked for at once (IndexedDB reads them meanwhile); files are read one by one, each into the same
+  // buffer, the next one opened meanwhile.
   const files = source ?? new PageFileReader(db.name);
   const blobs = (rows as SnapshotPage[]).map((row) => (row.payload instanceof Blob ? row.payload.arrayBuffer().then((bytes) => new Uint8Array(bytes)) : null));
   // Reads left unawaited once a page is refused must not surface as unhandled rejections.
@@ -210,14 +211,19 @@ export async function loadSnapshot(
   }
   index.reserve(rowsPerUser);
   const pages: { page: number; ids: string[]; outdated: boolean }[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const payload = await (blobs[i] ?? files.read(row.payload as PayloadFile)).catch(() => null);
-    const batch = payload && decodePage(row, payload, embedder.dimension);
-    if (!batch) return failed;
-    index.loadBatch(batch);
-    // A page without usable term lists (saved by an older engram) had its texts tokenised: worth saving again.
-    pages.push({ page: row.page, ids: row.docs.ids, outdated: !batch.lists });
+  const fileOf = (i: number) => (isPayloadFile(rows[i]?.payload) ? (rows[i]!.payload as PayloadFile) : undefined);
+  try {
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const payload = await (blobs[i] ?? files.read(row.payload as PayloadFile, fileOf(i + 1))).catch(() => null);
+      const batch = payload && decodePage(row, payload, embedder.dimension);
+      if (!batch) return failed;
+      index.loadBatch(batch);
+      // A page without usable term lists (saved by an older engram) had its texts tokenised: worth saving again.
+      pages.push({ page: row.page, ids: row.docs.ids, outdated: !batch.lists });
+    }
+  } finally {
+    files.close?.();
   }
   // A memory whose vector no logged write changed has the snapshot's (replay-log.ts); one with neither is for the full read to repair.
   const changes: IndexChange[] = [];
