@@ -38,6 +38,7 @@ import type { ParsedOutcome, PatternRecord, StepRecord, TaskContext, TaskRecord,
 import { buildKeywordsInBackground } from './search/keyword-warmup.js';
 import { MemoryIndex } from './search/memory-index.js';
 import { ChangeSignal } from './search/persistence/change-signal.js';
+import { readSnapshot } from './search/persistence/index-snapshot.js';
 import { rebuildIndex } from './search/persistence/rebuild-index.js';
 import { SnapshotWriter } from './search/persistence/snapshot-writer.js';
 import { resolveRanking } from './search/ranking.js';
@@ -127,6 +128,10 @@ export class Engine {
     }
     // Other engines on this database (tabs) hear of every committed change, and this one of theirs.
     const signal = new ChangeSignal(config.name, hooks.indexedDB);
+    // The snapshot's rows are read while the model starts (IndexedDB reads them off this thread meanwhile); the
+    // signal above already hears other engines' writes, so none committed after this read is missed.
+    const storedSnapshot = config.indexSnapshot === false ? undefined : readSnapshot(db);
+    storedSnapshot?.catch(() => undefined); // (an open that fails before using it)
     try {
       const embedder = hooks.embedder ?? (await loadTransformersEmbedder(config.embedder, hooks.onProgress));
       if (!Number.isInteger(embedder.dimension) || embedder.dimension < 1) {
@@ -175,7 +180,8 @@ export class Engine {
               delayMs: config.indexSnapshot?.saveDelayMs,
               files: hooks.pageFiles,
             });
-      const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshots?.pages, hooks.pageFiles);
+      const snapshot = snapshots && storedSnapshot ? { pages: snapshots.pages, stored: storedSnapshot } : undefined;
+      const { sameSpace, fromSnapshot, replayed } = await rebuildIndex(ctx, hooks.onProgress, snapshot, hooks.pageFiles);
       snapshots?.start();
       const taskIndex = new MemoryIndex(embedder.dimension);
       const tasks = new TaskStore(ctx, taskIndex, config.tasks ?? {}, queue, counters);

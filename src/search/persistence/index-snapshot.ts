@@ -173,25 +173,17 @@ export async function loadSnapshot(
   embedder: EmbedderStamp,
   index: MemoryIndex,
   source?: PageFileSource,
+  stored: Promise<StoredSnapshot> = readSnapshot(db),
 ): Promise<{ mark: string; pages: { page: number; ids: string[]; outdated: boolean }[] | null; layout: string; since: IndexChange[] }> {
-  const { mark, rows, layout, since } = await db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
-    const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
-    const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
-    const usable =
-      header &&
-      header.format === FORMAT &&
-      header.embedder.id === embedder.id &&
-      header.embedder.dimension === embedder.dimension &&
-      index.dimension === embedder.dimension;
-    if (!usable) return { mark, rows: null, layout: '', since: [] };
-    let since: WrittenMemory[] = [];
-    if (header.mark !== mark) {
-      const written = writtenSince(await db.indexLog.toArray(), header.mark, mark);
-      if (!written) return { mark, rows: null, layout: '', since: [] };
-      since = await writtenMemories(db, [...written.ids], [...written.blocks], embedder.dimension, written.tables);
-    }
-    return { mark, rows: (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[], layout: header.layout, since };
-  });
+  const read = await stored;
+  const { mark } = read;
+  const usable =
+    read.rows &&
+    read.embedder.id === embedder.id &&
+    read.embedder.dimension === embedder.dimension &&
+    index.dimension === embedder.dimension;
+  const rows = usable ? read.rows : null;
+  const { layout, since } = read;
   const failed = { mark, pages: null, layout, since: [] };
   if (!rows || rows.some((row) => !(row?.payload instanceof Blob) && !isPayloadFile(row?.payload))) return failed;
   // Blobs are all asked for at once (IndexedDB reads them meanwhile); files are read one by one, each into the same
@@ -237,6 +229,42 @@ export async function loadSnapshot(
     changes.push({ id, entry: { doc: now.doc, text: now.text, vector } });
   }
   return { mark, pages, layout, since: changes };
+}
+
+/** What `readSnapshot` found: the store's mark and, when a snapshot can lead to it, its page rows and the memories written since. */
+export interface StoredSnapshot {
+  mark: string;
+  /** The embedder the snapshot was saved with (the loader checks it is the engine's). */
+  embedder: EmbedderStamp;
+  rows: (SnapshotPage | undefined)[] | null;
+  layout: string;
+  since: WrittenMemory[];
+}
+
+/**
+ * Reads the snapshot's rows in one read transaction (mark, header, log,
+ * pages and the memories written since, consistent with each other),
+ * without the embedder: the engine starts it while its model loads, so the
+ * reading overlaps the model's start, and `loadSnapshot` checks the
+ * snapshot is the embedder's once it is known. Rows is null when there is
+ * no snapshot of this format, or the write log does not lead from its mark
+ * to the store's.
+ */
+export async function readSnapshot(db: EngramDatabase): Promise<StoredSnapshot> {
+  return db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
+    const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
+    const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
+    const none = { mark, embedder: { id: '', dimension: 0 }, rows: null, layout: '', since: [] };
+    if (!header || header.format !== FORMAT) return none;
+    let since: WrittenMemory[] = [];
+    if (header.mark !== mark) {
+      const written = writtenSince(await db.indexLog.toArray(), header.mark, mark);
+      if (!written) return none;
+      since = await writtenMemories(db, [...written.ids], [...written.blocks], header.embedder.dimension, written.tables);
+    }
+    const rows = (await db.snapshot.bulkGet(header.pages.map((b) => b.key))) as (SnapshotPage | undefined)[];
+    return { mark, embedder: header.embedder, rows, layout: header.layout, since };
+  });
 }
 
 /** Lets whatever waits (a query, an IndexedDB result) run before the next page is encoded. */

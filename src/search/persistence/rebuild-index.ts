@@ -5,7 +5,7 @@ import type { MemoryRecord } from '../../schema/memory-record.js';
 import { indexDocOf } from '../index-doc.js';
 import { indexedText } from '../indexed-text.js';
 import type { IndexEntry } from '../memory-index.js';
-import { loadSnapshot, type SnapshotPages } from './index-snapshot.js';
+import { loadSnapshot, type SnapshotPages, type StoredSnapshot } from './index-snapshot.js';
 import type { PageFileSource } from './page-files.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../../schema/records.js';
 import { putVectors, vectorAt } from '../../store/vector-blocks.js';
@@ -19,15 +19,16 @@ const REEMBED_BATCH = 256;
  * in batches with progress, instead of mixing vector spaces. Records that
  * lost their vector (a crash between versions of engram) are re-embedded too.
  *
- * With `snapshots`, a persisted index snapshot at the store's current write
+ * With `snapshot`, a persisted index snapshot at the store's current write
  * mark, or one the write log brings to it, is loaded instead of the records
- * (search/persistence/index-snapshot.ts), and the index reports its changes
- * to `snapshots` from then on.
+ * (search/persistence/index-snapshot.ts: `stored` is its rows, read as the
+ * engine opened), and the index reports its changes to `snapshot.pages`
+ * from then on.
  */
 export async function rebuildIndex(
   ctx: EngineContext,
   onProgress?: ProgressListener,
-  snapshots?: SnapshotPages,
+  snapshot?: { pages: SnapshotPages; stored: Promise<StoredSnapshot> },
   pageFiles?: PageFileSource,
 ): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean; replayed: number }> {
   const { db, embedder } = ctx;
@@ -36,11 +37,12 @@ export async function rebuildIndex(
   const space: EmbedderStamp = { id: embedder.id, dimension: embedder.dimension };
 
   onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
-  if (sameSpace && snapshots) {
+  const snapshots = snapshot?.pages;
+  if (sameSpace && snapshot && snapshots) {
     // Loaded unobserved, then the page layout is restored as saved: nothing is dirty.
     ctx.index.reportChangesTo(undefined);
     ctx.index.clear();
-    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index, pageFiles);
+    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index, pageFiles, snapshot.stored);
     if (pages) {
       snapshots.restore(pages, layout);
       snapshots.rewrite(pages.filter((p) => p.outdated).map((p) => p.page));
