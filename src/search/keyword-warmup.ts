@@ -13,6 +13,8 @@ const SLICE_MS = 4;
 const STEP = 64;
 /** How often a paused build looks again whether calls have paused. */
 const PAUSED_POLL_MS = 25;
+/** After waiting this long for a pause, the build takes a slice at every poll all the same, so calls that never pause do not starve it. */
+const MAX_WAIT_MS = 1000;
 
 /**
  * Builds the keyword postings that `MemoryIndex.load` deferred, a few
@@ -21,17 +23,24 @@ const PAUSED_POLL_MS = 25;
  * competes with calls: the chunks are turned around at once (that makes
  * those queries cheap), and the building itself waits while `isQuiet` says
  * calls keep coming (back-to-back recalls after an open paid 20–100 ms each
- * while it went on); writes meanwhile join the queue. Returns a function
- * that stops it.
+ * while it went on; after a second of calls without a pause it takes one
+ * slice per poll all the same); writes meanwhile join the queue. Returns a
+ * function that stops it.
  */
 export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let waitingSince: number | undefined;
   const next = (delay: number) => {
     timer = setTimeout(() => {
       const started = performance.now();
+      const quiet = isQuiet();
+      // Waited long enough for a pause: build all the same, one slice per poll rather than back to back.
+      const forced = !quiet && waitingSince !== undefined && started - waitingSince > MAX_WAIT_MS;
       let state: 'done' | 'more' | 'paused' = 'more';
-      while (state === 'more' && performance.now() - started < SLICE_MS) state = index.buildKeywords(STEP, isQuiet());
-      if (state !== 'done') next(state === 'paused' ? PAUSED_POLL_MS : 0);
+      while (state === 'more' && performance.now() - started < SLICE_MS) state = index.buildKeywords(STEP, quiet || forced);
+      if (state === 'paused') waitingSince ??= started;
+      else if (quiet) waitingSince = undefined;
+      if (state !== 'done') next(state === 'paused' || forced ? PAUSED_POLL_MS : 0);
     }, delay);
     unrefTimer(timer);
   };

@@ -8,6 +8,13 @@ import { readTermLists, termListsOf, termNumber, type TermListsReader } from './
  * then building is no dearer than tokenising.
  */
 const MAX_QUEUED_TEXTS = 4096;
+/**
+ * Writes that may queue behind unbuilt postings: the next one builds
+ * everything first. Each is a chunk of its own, which every query and build
+ * step walks past, so calls that never pause (a bulk import one `add` at a
+ * time right after an open) must not pile up more.
+ */
+const MAX_QUEUED_WRITES = 1024;
 /** The most documents a chunk queued after a look may hold for the look to take it in rather than be taken again. */
 const MAX_LOOK_EXTENSION = 256;
 
@@ -57,7 +64,7 @@ interface Look {
  * write): `query` answers from the postings built so far plus the queued
  * documents' term lists for the query's terms, exactly as the built index
  * would (KeywordIndex.query with `QueuedPostings`), and `write` joins the
- * queue while it is not empty. That needs the built postings to be only
+ * queue while it is not empty (up to MAX_QUEUED_WRITES of them). That needs the built postings to be only
  * what this queue handed over: true at open, where the index starts empty;
  * otherwise, and when many queued documents are texts without lists, a
  * query builds everything first.
@@ -74,6 +81,8 @@ export class PendingKeywords {
   /** Documents were built since the queue was last empty (a look taken now would not see them). */
   private builtSome = false;
   private looked: Look | undefined;
+  /** Writes queued since the queue was last empty. */
+  private writes = 0;
 
   constructor(private readonly keywords: KeywordIndex) {}
 
@@ -102,8 +111,11 @@ export class PendingKeywords {
    * and queries stay exact). A null text removes the document.
    */
   write(id: string, text: string | null): void {
-    if (this.count > 0) this.add([id], [text]);
-    else if (text === null) this.keywords.remove(id);
+    if (this.count > 0 && this.writes >= MAX_QUEUED_WRITES) this.drainInto();
+    if (this.count > 0) {
+      this.add([id], [text]);
+      this.writes++;
+    } else if (text === null) this.keywords.remove(id);
     else this.keywords.upsert(id, text);
   }
 
@@ -209,6 +221,7 @@ export class PendingKeywords {
     if (this.count === 0) {
       this.looked = undefined;
       this.builtSome = false;
+      this.writes = 0;
       if (this.trimDue) {
         keywords.trim();
         this.trimDue = false;

@@ -137,6 +137,25 @@ describe('keyword queries over queued postings', () => {
     expect(answers((text, options) => after.query(text, options), ids)).toEqual(expected);
   });
 
+  it('build everything before a write that would queue more than 1,024 writes (calls that never pause)', () => {
+    const { steps, ids } = scenario(5);
+    const built = reference(steps);
+    const pending = queue(steps);
+    pending.query('guitar', { limit: 5 });
+    const queued = pending.size;
+    for (let i = 0; i < 1024; i++) pending.write(ids[i % ids.length]!, i % 5 === 0 ? null : `piano write ${i}`);
+    expect(pending.size).toBe(queued + 1024);
+    pending.write('m1', 'the 1,025th write');
+    expect(pending.size).toBe(0);
+    for (let i = 0; i < 1024; i++) {
+      const id = ids[i % ids.length]!;
+      if (i % 5 === 0) built.remove(id);
+      else built.upsert(id, `piano write ${i}`);
+    }
+    built.upsert('m1', 'the 1,025th write');
+    expect(answers((text, options) => pending.query(text, options), ids)).toEqual(answers((text, options) => built.query(text, options), ids));
+  });
+
   it('read lists an older engram saved in first-seen order', () => {
     const { steps, ids } = scenario(11);
     const expected = answers((text, options) => reference(steps).query(text, options), ids);
