@@ -34,8 +34,8 @@ export interface QueuedPostings {
   idAt(row: number): string;
   /** The queued row of `id`'s last document, if it is queued and not a removal. */
   rowOf(id: string): number | undefined;
-  /** Per token, the queued rows holding it, in order, with its frequency there and the row's length. */
-  postings(tokens: readonly string[]): { rows: number[]; freqs: number[]; lengths: number[] }[];
+  /** Per token, the queued rows holding it, in order, with its frequency there and the row's length (valid until the next call). */
+  postings(tokens: readonly string[]): { rows: ArrayLike<number>; freqs: ArrayLike<number>; lengths: ArrayLike<number> }[];
 }
 
 /**

@@ -83,6 +83,7 @@ export class PendingKeywords {
   private looked: Look | undefined;
   /** Writes queued since the queue was last empty. */
   private writes = 0;
+  private readonly scratch: PostingsScratch = { rows: new Int32Array(0), freqs: new Uint16Array(0), lengths: new Uint32Array(0) };
 
   constructor(private readonly keywords: KeywordIndex) {}
 
@@ -146,7 +147,7 @@ export class PendingKeywords {
         const at = look.lastOf.get(id);
         return at === undefined || at < from || look.removed.has(id) ? undefined : at - from;
       },
-      postings: (tokens) => postingsOf(chunks, tokens, from),
+      postings: (tokens) => postingsOf(chunks, tokens, from, this.scratch),
     };
     return this.keywords.query(text, options, queued);
   }
@@ -222,6 +223,9 @@ export class PendingKeywords {
       this.looked = undefined;
       this.builtSome = false;
       this.writes = 0;
+      this.scratch.rows = new Int32Array(0);
+      this.scratch.freqs = new Uint16Array(0);
+      this.scratch.lengths = new Uint32Array(0);
       if (this.trimDue) {
         keywords.trim();
         this.trimDue = false;
@@ -389,46 +393,60 @@ function chunkAt(chunks: readonly Chunk[], position: number): Chunk {
   return chunks[low]!;
 }
 
+/** Room for a query's queued postings, reused from query to query (a result is read before the next query). */
+interface PostingsScratch {
+  rows: Int32Array;
+  freqs: Uint16Array;
+  lengths: Uint32Array;
+}
+
 /**
  * Per token, the queued documents that count (`Chunk.last`) holding it, by
- * queued row (position − `from`), in order: one pass over each chunk's term
- * lists, skipping chunks that hold none of the tokens.
+ * queued row (position − `from`), in order, as views into `scratch`
+ * (grown when short). A chunk a query reads is turned around first, if the
+ * background has not done it yet: twice the cost of one pass over its
+ * lists, and every later query reads a term's documents directly.
  */
-function postingsOf(chunks: readonly Chunk[], tokens: readonly string[], from: number): { rows: number[]; freqs: number[]; lengths: number[] }[] {
-  const out = tokens.map(() => ({ rows: [] as number[], freqs: [] as number[], lengths: [] as number[] }));
+function postingsOf(chunks: readonly Chunk[], tokens: readonly string[], from: number, scratch: PostingsScratch): { rows: Int32Array; freqs: Uint16Array; lengths: Uint32Array }[] {
+  // Each chunk's number for each token (-1: not in it), and room for every posting they name.
+  const numbers: (number[] | undefined)[] = [];
+  let room = 0;
   for (const chunk of chunks) {
     const lists = chunk.lists;
-    if (!lists || !chunk.last) continue;
-    const { flags, from: flagsFrom } = chunk.last;
-    const numbers = tokens.map((token) => termNumber(lists, token));
-    if (numbers.every((n) => n < 0)) continue;
-    const posting = (t: number, i: number, frequency: number) => {
-      if (i < chunk.next || flags[i - flagsFrom] === 0) return;
-      const list = out[t]!;
-      list.rows.push(chunk.base + i - from);
-      list.freqs.push(frequency);
-      list.lengths.push(lists.length[i]!);
-    };
-    const inverted = chunk.inverted;
-    if (inverted) {
-      numbers.forEach((n, t) => {
-        if (n >= 0) for (let k = inverted.start[n]!; k < inverted.start[n + 1]!; k++) posting(t, inverted.docs[k]!, inverted.freqs[k]!);
-      });
-      continue;
+    const found = lists && chunk.last ? tokens.map((token) => termNumber(lists, token)) : undefined;
+    if (found?.some((n) => n >= 0)) {
+      const inverted = (chunk.inverted ??= invert(lists!, chunk.next, chunk.end));
+      for (const n of found) if (n >= 0) room += inverted.start[n + 1]! - inverted.start[n]!;
+      numbers.push(found);
+    } else {
+      numbers.push(undefined);
     }
-    // Not turned around yet (the background build does that first): one pass over its lists, token by token.
-    const wanted = new Uint32Array(lists.terms.length);
-    numbers.forEach((n, t) => n >= 0 && (wanted[n] = t + 1));
-    const found = numbers.map(() => [] as number[]);
-    for (let i = Math.max(chunk.next, flagsFrom); i < chunk.end; i++) {
-      for (let k = lists.start[i]!; k < lists.start[i + 1]!; k++) {
-        const t = wanted[lists.term[k]!]!;
-        if (t !== 0) found[t - 1]!.push(i, lists.freq[k]!);
-      }
-    }
-    found.forEach((pairs, t) => {
-      for (let j = 0; j < pairs.length; j += 2) posting(t, pairs[j]!, pairs[j + 1]!);
-    });
   }
-  return out;
+  if (scratch.rows.length < room) {
+    const size = Math.max(room, scratch.rows.length * 2);
+    scratch.rows = new Int32Array(size);
+    scratch.freqs = new Uint16Array(size);
+    scratch.lengths = new Uint32Array(size);
+  }
+  const { rows, freqs, lengths } = scratch;
+  let at = 0;
+  return tokens.map((_, t) => {
+    const begin = at;
+    chunks.forEach((chunk, c) => {
+      const n = numbers[c]?.[t] ?? -1;
+      if (n < 0) return;
+      const { docs, freqs: frequencies, start } = chunk.inverted!;
+      const { flags, from: flagsFrom } = chunk.last!;
+      const length = chunk.lists!.length;
+      for (let k = start[n]!; k < start[n + 1]!; k++) {
+        const i = docs[k]!;
+        if (i < chunk.next || flags[i - flagsFrom] === 0) continue;
+        rows[at] = chunk.base + i - from;
+        freqs[at] = frequencies[k]!;
+        lengths[at] = length[i]!;
+        at++;
+      }
+    });
+    return { rows: rows.subarray(begin, at), freqs: freqs.subarray(begin, at), lengths: lengths.subarray(begin, at) };
+  });
 }
