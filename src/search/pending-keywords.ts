@@ -30,7 +30,7 @@ interface Chunk {
   counted?: number;
   /** From `next` as of the last look (see `look`): 1 where the document is its id's last one queued and not a removal. */
   last?: { from: number; flags: Uint8Array };
-  /** Its term lists by term (documents from `next` as it was then), made by `turnAround`. */
+  /** Its term lists by term (documents from `next` as it was then), made by `turnAround` or by the first query that reads it. */
   inverted?: Inverted;
 }
 
@@ -154,9 +154,9 @@ export class PendingKeywords {
 
   /**
    * Turns queued chunks' term lists around (term → documents), about eight
-   * documents' worth for one of `budget` (and at least one chunk), so
-   * queries meanwhile read a term's documents without a pass over every
-   * chunk. Returns whether any chunk is left to turn.
+   * documents' worth for one of `budget` (and at least one chunk), so the
+   * chunks no query has read yet are ready for one. Returns whether any
+   * chunk is left to turn.
    */
   turnAround(budget: number): boolean {
     let turned = 0;
