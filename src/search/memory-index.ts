@@ -117,6 +117,12 @@ export class MemoryIndex {
     return userId === undefined ? undefined : this.users.get(userId)?.vectors.vector(id);
   }
 
+  /** Writes the vector of `id` into `out` from `offset` without allocating; false when `id` is not indexed. */
+  vectorInto(id: string, out: Float32Array, offset: number): boolean {
+    const userId = this.docs.userIdOf(id);
+    return userId !== undefined && (this.users.get(userId)?.vectors.vectorInto(id, out, offset) ?? false);
+  }
+
   upsert(entry: IndexEntry): void {
     const previous = this.docs.userIdOf(entry.doc.id);
     if (previous !== undefined && previous !== entry.doc.userId) this.remove(entry.doc.id);

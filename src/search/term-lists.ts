@@ -42,16 +42,21 @@ const MAX_FREQ = 65_535;
 
 /** The term lists of `texts`, in order. */
 export function termListsOf(texts: readonly string[]): TermLists {
+  return termListsOfTokens(texts.map(tokenize));
+}
+
+/** The term lists of documents already tokenised (`tokenize` of each text, in order), so a caller can tokenise in slices. */
+export function termListsOfTokens(documents: readonly (readonly string[])[]): TermLists {
   const terms: string[] = [];
   const numberOf = new Map<string, number>();
-  const start = new Uint32Array(texts.length + 1);
-  const length = new Uint32Array(texts.length);
+  const start = new Uint32Array(documents.length + 1);
+  const length = new Uint32Array(documents.length);
   const term: number[] = [];
   const freq: number[] = [];
   // Where this document's terms start in `term`, by term number (-1: not in it), reset after each document.
   const slotOf: number[] = [];
-  for (let i = 0; i < texts.length; i++) {
-    const tokens = tokenize(texts[i]!);
+  for (let i = 0; i < documents.length; i++) {
+    const tokens = documents[i]!;
     const first = term.length;
     for (const token of tokens) {
       let n = numberOf.get(token);

@@ -178,15 +178,16 @@ export class VectorMatrix {
 
   /** The bounds' metadata of `ids`' rows, in the form `append` takes back; undefined when an id is missing. */
   quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
-    const rows = new Uint8Array(ids.length * SplitRows.metadataBytes);
+    const metadata = new Float32Array((ids.length * SplitRows.metadataBytes) / 4);
+    const perRow = SplitRows.metadataBytes / 4;
     const unbounded: number[] = [];
     for (let i = 0; i < ids.length; i++) {
       const row = this.rowOf.get(ids[i]!);
       if (row === undefined) return undefined;
-      rows.set(this.rows.metadata(row, 1), i * SplitRows.metadataBytes);
+      this.rows.metadataInto(row, metadata, i * perRow);
       if (this.unbounded.has(ids[i]!)) unbounded.push(i);
     }
-    return { layout: SplitRows.layoutOf(this.dimension), rows, unbounded };
+    return { layout: SplitRows.layoutOf(this.dimension), rows: new Uint8Array(metadata.buffer), unbounded };
   }
 
   remove(id: string): boolean {
@@ -218,6 +219,14 @@ export class VectorMatrix {
   vector(id: string): Float32Array | undefined {
     const row = this.rowOf.get(id);
     return row === undefined ? undefined : this.rows.read(row);
+  }
+
+  /** Writes the stored vector of `id` into `out` from `offset`; false (nothing written) when the matrix lacks it. */
+  vectorInto(id: string, out: Float32Array, offset: number): boolean {
+    const row = this.rowOf.get(id);
+    if (row === undefined) return false;
+    this.rows.readInto(row, out, offset);
+    return true;
   }
 
   /** The `k` rows most similar to `query` (exact), best first. `accept` filters rows before they compete. */

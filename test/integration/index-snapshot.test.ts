@@ -607,4 +607,37 @@ describe('index snapshot', () => {
     expect(await db.snapshot.count()).toBe(2);
     db.close();
   });
+
+  it('a write that commits while a save waits between the steps of a page makes that save write nothing', async () => {
+    const { indexedDB, IDBKeyRange } = freshIndexedDB();
+    const db = new EngramDatabase('snapshot-race-steps', { indexedDB, IDBKeyRange });
+    await db.open();
+    const embedder = await realEmbedder();
+    const index = new MemoryIndex(embedder.dimension);
+    const blocks = new SnapshotPages();
+    index.reportChangesTo(blocks);
+    const random = seededRandom(5);
+    // More memories than one step of a page's encoding (512), so the save pauses inside the page.
+    for (let i = 0; i < 1200; i++) {
+      index.upsert({
+        doc: { id: `m${i}`, userId: 'u', kind: 'fact', createdAt: i, touchedAt: i, tags: [], importance: 0.5, pinned: false, archived: false, times: [], fields: {} },
+        text: `note ${i}`,
+        vector: Float32Array.from({ length: embedder.dimension }, () => random() - 0.5),
+      });
+    }
+    const stamp = { id: embedder.id, dimension: embedder.dimension };
+    let paces = 0;
+    const saved = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
+      // Mid-page: a write commits (another engine's, or this one's own).
+      if (++paces === 1) await db.facts.put({ id: 'y' } as never);
+    });
+    expect(paces).toBeGreaterThan(1);
+    expect(saved).toBe(false);
+    expect(await db.snapshot.count()).toBe(0);
+    expect(blocks.hasChanges).toBe(true);
+    // Paced without writes, the next save commits the page.
+    expect(await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed)).toBe(true);
+    expect(await db.snapshot.count()).toBe(2);
+    db.close();
+  });
 });

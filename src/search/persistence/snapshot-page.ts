@@ -1,7 +1,8 @@
 import type { IndexBatch, MemoryIndex } from '../memory-index.js';
 import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
-import { readTermLists, termListsOf, type TermLists } from '../term-lists.js';
+import { readTermLists, termListsOfTokens, type TermLists } from '../term-lists.js';
+import { tokenize } from '../tokenize.js';
 import type { PayloadFile } from './page-files.js';
 
 /**
@@ -44,30 +45,58 @@ export interface SnapshotPage {
   quantized: { layout: string; unbounded: number[] } | null;
 }
 
-/** One page's row, read from the index now, and its payload's parts (which the caller stores: see `payload`); null if one of its memories is no longer indexed. */
-export function encodePage(index: MemoryIndex, ids: string[], page: number, key: string): { row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[] } | null {
+/**
+ * Memories read and tokenised per step of `encodePage` (a quarter of a
+ * page). A whole page at once was one task of 30–40 ms of the engine's
+ * thread (its vectors read, its documents built, its texts tokenised), which
+ * a recall arriving meanwhile waited for; a step is a few milliseconds.
+ */
+const ENCODE_STEP = 512;
+
+/**
+ * One page's row, read from the index, and its payload's parts (which the
+ * caller stores: see `payload`); null if one of its memories is no longer
+ * indexed. The memories are read in steps of ENCODE_STEP with `pace`
+ * awaited between steps (the caller yields to calls there), so a page may
+ * mix states of the index from before and after a write: the save that
+ * encodes it checks the store's write mark at the end and does not commit
+ * then (every change of the index moves the mark).
+ */
+export async function encodePage(
+  index: MemoryIndex,
+  ids: readonly string[],
+  page: number,
+  key: string,
+  pace: () => Promise<void> = async () => undefined,
+): Promise<{ row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[] } | null> {
   const dimension = index.dimension;
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
   const texts: string[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    const vector = index.vector(id);
-    const doc = index.doc(id);
-    const text = index.text(id);
-    if (!vector || !doc || text === undefined) return null;
-    vectors.set(vector, i * dimension);
-    docs.push(doc);
-    texts.push(text);
+  const tokens: string[][] = [];
+  for (let from = 0; from < ids.length; from += ENCODE_STEP) {
+    if (from > 0) await pace();
+    const to = Math.min(ids.length, from + ENCODE_STEP);
+    for (let i = from; i < to; i++) {
+      const id = ids[i]!;
+      const doc = index.doc(id);
+      const text = index.text(id);
+      if (!doc || text === undefined || !index.vectorInto(id, vectors, i * dimension)) return null;
+      docs.push(doc);
+      texts.push(text);
+      tokens.push(tokenize(text));
+    }
   }
+  await pace();
   const quantized = index.quantizedRows(ids);
+  if (ids.length > 0 && !quantized) return null;
   return {
     row: {
       key,
       page,
       docs: encodeDocs(docs),
       texts,
-      terms: termListsOf(texts),
+      terms: termListsOfTokens(tokens),
       quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
     },
     payload: quantized ? [vectors, quantized.rows] : [vectors],

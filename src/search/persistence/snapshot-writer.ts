@@ -1,6 +1,6 @@
 import type { EngineContext } from '../../engine-context.js';
 import type { IndexObserver } from '../memory-index.js';
-import { unrefTimer } from '../../timers.js';
+import { nextTask, unrefTimer } from '../../timers.js';
 import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
 import { PageFiles, type PageFileWriter } from './page-files.js';
 
@@ -117,7 +117,7 @@ export class SnapshotWriter implements IndexObserver {
    * the last call).
    */
   private async pace(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTask();
     while (!this.stopped && !this.options.isQuiet(PAUSE_MS)) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   }
 

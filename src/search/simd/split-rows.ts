@@ -171,28 +171,38 @@ export class SplitRows {
 
   /** The f32 vector stored at `row`, bit for bit. */
   read(row: number): Float32Array {
+    const out = new Float32Array(this.dimension);
+    this.readInto(row, out, 0);
+    return out;
+  }
+
+  /** Writes the f32 vector stored at `row`, bit for bit, into `out` from `offset`, allocating nothing (a snapshot page reads thousands). */
+  readInto(row: number, out: Float32Array, offset: number): void {
+    const buffer = this.kernels.buffer();
     if (!this.planar) {
-      const start = this.highOf(row) >> 2;
-      return new Float32Array(this.kernels.buffer()).slice(start, start + this.dimension);
+      out.set(new Float32Array(buffer, this.highOf(row), this.dimension), offset);
+      return;
     }
-    const halves = new Uint16Array(this.kernels.buffer());
+    const halves = new Uint16Array(buffer);
     const high = this.highOf(row) >> 1;
     const low = this.lowOf(row) >> 1;
-    const bits = new Uint32Array(this.dimension);
+    const bits = new Uint32Array(out.buffer, out.byteOffset + offset * 4, this.dimension);
     for (let j = 0; j < this.dimension; j++) bits[j] = (halves[high + j]! << 16) | halves[low + j]!;
-    return new Float32Array(bits.buffer);
   }
 
   /** A copy of the metadata of `count` rows from `row` (L, N as f32: `metadataBytes` a row), see `layoutOf`. */
   metadata(row: number, count: number): Uint8Array {
-    const f32 = new Float32Array(this.kernels.buffer());
     const out = new Float32Array(count * 2);
-    for (let i = 0; i < count; i++) {
-      const at = this.metaOf(row + i) >> 2;
-      out[i * 2] = f32[at]!;
-      out[i * 2 + 1] = f32[at + 1]!;
-    }
+    for (let i = 0; i < count; i++) this.metadataInto(row + i, out, i * 2);
     return new Uint8Array(out.buffer);
+  }
+
+  /** Writes row `row`'s metadata (L, N) into `out` at `offset` and `offset + 1`. */
+  metadataInto(row: number, out: Float32Array, offset: number): void {
+    const f32 = new Float32Array(this.kernels.buffer());
+    const at = this.metaOf(row) >> 2;
+    out[offset] = f32[at]!;
+    out[offset + 1] = f32[at + 1]!;
   }
 
   /** Copies row `from` over row `to` (the matrix moved its last row into a hole). */

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryIndex } from '../../src/search/memory-index.js';
+import type { IndexDoc } from '../../src/search/index-doc.js';
+import { decodePage, encodePage } from '../../src/search/persistence/snapshot-page.js';
+import { termListsOf } from '../../src/search/term-lists.js';
+import { rng } from '../../bench/synthetic.js';
+
+/**
+ * A snapshot page is encoded in steps (a save yields to calls between them,
+ * see saveSnapshot): the steps must give exactly the page that one pass
+ * gives (vectors bit for bit, with the matrix's bounds metadata, documents,
+ * texts and their term lists), and a memory that leaves the index while the
+ * page waits between steps makes the page null (the save then writes
+ * nothing), whether its row was read already or not yet.
+ */
+
+const WORDS = ['garden', 'piano', 'Porto', 'café', 'naïve', 'hiking', 'museum', 'the', 'and', 'runs', 'running', '東京', '42'];
+
+function doc(id: string, userId: string, i: number): IndexDoc {
+  return { id, userId, kind: 'fact', createdAt: 1_700_000_000_000 + i, touchedAt: 1_700_000_500_000 + i, tags: i % 3 === 0 ? ['t'] : [], importance: (i % 10) / 10, pinned: i % 7 === 0, archived: false, times: [], fields: {} };
+}
+
+/** An index of `n` memories of two users (runs of each), with vectors holding signed zeros, subnormals and large values, so a bit lost shows. */
+function indexOf(n: number, d: number, simd: boolean): { index: MemoryIndex; ids: string[]; written: Map<string, Float32Array> } {
+  const random = rng(n * 31 + d + (simd ? 1 : 0));
+  const index = new MemoryIndex(d, { simd });
+  const ids: string[] = [];
+  const written = new Map<string, Float32Array>();
+  for (let i = 0; i < n; i++) {
+    const id = `m${i}`;
+    const vector = Float32Array.from({ length: d }, (_, j) => (j === 0 ? -0 : j === 1 ? 1e-42 * (i + 1) : (random() * 2 - 1) * (j === 2 ? 1e30 : 1)));
+    const text = Array.from({ length: 3 + (i % 9) }, (_, k) => WORDS[(i * 7 + k * 3) % WORDS.length]).join(' ') + ` #${i}`;
+    index.upsert({ doc: doc(id, i % 400 < 250 ? 'u1' : 'u2', i), text, vector });
+    ids.push(id);
+    written.set(id, vector);
+  }
+  return { index, ids, written };
+}
+
+const bits = (v: Float32Array) => Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length));
+
+describe('encodePage in steps', () => {
+  for (const simd of [true, false]) {
+    for (const d of [5, 128]) {
+      it(`gives the page one pass gives, every vector bit for bit (simd ${simd}, ${d} dims)`, async () => {
+        const { index, ids, written } = indexOf(1300, d, simd);
+        // Pages list their ids in any order (a page keeps its members' insertion order, across users).
+        const order = [...ids].reverse();
+        const paces: number[] = [];
+        const stepped = await encodePage(index, order, 3, 'page:3:g', async () => {
+          paces.push(paces.length);
+        });
+        expect(stepped).not.toBeNull();
+        // 1,300 memories: three steps of reading (two paces between them) and one before the metadata.
+        expect(paces).toHaveLength(3);
+        const { row, payload } = stepped!;
+        const [vectors, metadata] = payload as [Float32Array, Uint8Array];
+        // The vectors as they were written (the matrix keeps them bit for bit), not as the matrix reads them back.
+        order.forEach((id, i) => expect(bits(vectors.subarray(i * d, (i + 1) * d))).toEqual(bits(written.get(id)!)));
+        const quantized = index.quantizedRows(order)!;
+        expect(Array.from(metadata)).toEqual(Array.from(quantized.rows));
+        expect(row.quantized).toEqual({ layout: quantized.layout, unbounded: [...quantized.unbounded] });
+        const texts = order.map((id) => index.text(id)!);
+        expect(row.texts).toEqual(texts);
+        expect(row.terms).toEqual(termListsOf(texts));
+        expect(row.key).toBe('page:3:g');
+        expect(row.page).toBe(3);
+
+        // Read back, the page is the index's own documents and vectors.
+        const bytes = new Uint8Array(vectors.byteLength + metadata.byteLength);
+        bytes.set(new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
+        bytes.set(metadata, vectors.byteLength);
+        const batch = decodePage(row, bytes, d)!;
+        expect(batch.docs.ids).toEqual(order);
+        order.forEach((id, i) => expect(batch.docs.doc(i)).toEqual(index.doc(id)));
+        expect(bits(batch.vectors)).toEqual(bits(vectors));
+      });
+    }
+  }
+
+  it('is null when a memory leaves the index between steps, read already or not yet', async () => {
+    for (const leaving of ['m5', 'm1200']) {
+      const { index, ids } = indexOf(1300, 8, true);
+      let paced = 0;
+      const page = await encodePage(index, ids, 0, 'k', async () => {
+        if (paced++ === 0) index.remove(leaving);
+      });
+      expect(page).toBeNull();
+    }
+  });
+
+  it('runs without pauses for a page of one step, and for an empty page', async () => {
+    const { index, ids } = indexOf(300, 8, true);
+    let paced = 0;
+    const page = await encodePage(index, ids, 0, 'k', async () => {
+      paced++;
+    });
+    expect(page!.row.texts).toHaveLength(300);
+    expect(paced).toBe(1);
+    const empty = await encodePage(index, [], 1, 'e');
+    expect(empty!.row.texts).toEqual([]);
+    expect(empty!.row.quantized).toBeNull();
+  });
+});
