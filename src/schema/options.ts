@@ -36,7 +36,7 @@ export type LifecycleOptions = z.input<typeof lifecycleOptionsSchema>;
 export const indexSnapshotOptionsSchema = z.union([
   z.literal(false),
   z.strictObject({
-    /** Quiet time after the last change before the snapshot is saved, ms (default 2,000). It is also saved on close(). */
+    /** Quiet time after the last change before the snapshot is saved, ms (default 2,000); changes that keep coming sooner are saved at the latest ten times this after the first. It is also saved on close(). */
     saveDelayMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(3_600_000))),
   }),
 ]);

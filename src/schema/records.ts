@@ -68,7 +68,7 @@ export type EventRecord = z.infer<typeof eventRecordSchema>;
  * and after that transaction. An open whose index snapshot lags the store
  * replays the memories of the transactions since the snapshot's mark
  * instead of reading every record (search/persistence/index-snapshot.ts);
- * a save of the snapshot empties the log.
+ * a save of the snapshot deletes the rows before its mark.
  */
 export const indexLogRowSchema = z.object({
   seq: z.optional(z.number().check(z.int(), z.positive())),

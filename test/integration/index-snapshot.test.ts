@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
+import { readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
+import { buildFact } from '../../src/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
@@ -578,6 +579,37 @@ describe('index snapshot', () => {
     await closeIt(memory);
   });
 
+  it('a store written more often than the save delay is still saved while the writes go on: at the latest ten delays after the first unsaved change', async () => {
+    const db = database();
+    const options = { indexSnapshot: { saveDelayMs: 100 } };
+    const first = await openOn(db, options);
+    await seed(first, 60);
+    await closeIt(first);
+    const before = (await rawSnapshot(db)).header.mark;
+    const memory = await openOn(db, options);
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    // A write every ~65 ms: never the 100 ms pause the save delay waits for, but pauses of the 50 ms a save steps in.
+    const started = performance.now();
+    let savedAfter: number | undefined;
+    let longestPause = 0;
+    for (let i = 0; savedAfter === undefined && performance.now() - started < 8000; i++) {
+      const paused = performance.now();
+      if ((((await raw.snapshot.get('header')) as SnapshotHeader).mark ?? before) !== before) savedAfter = paused - started;
+      await new Promise((resolve) => setTimeout(resolve, 60 - (performance.now() - paused)));
+      if (i > 0) longestPause = Math.max(longestPause, performance.now() - paused);
+      await memory.facts.update(`f${i % 60}`, { importance: ((i % 9) + 1) / 10 });
+    }
+    raw.close();
+    expect(savedAfter).toBeDefined();
+    // When the writes never paused for the delay (a slow machine may pause longer: then the debounce may have saved),
+    // it was the ten delays since the first unsaved change that saved.
+    if (longestPause < 100) expect(savedAfter!).toBeGreaterThan(900);
+    await closeIt(memory);
+    const reopened = await openOn(db, options);
+    expect((await reopened.info()).openedFrom).toBe('snapshot');
+    await closeIt(reopened);
+  });
+
   it('rejects a bad option with a typed error', async () => {
     await expect(openMemory({ ...database(), indexSnapshot: { saveDelayMs: -1 } })).rejects.toBeInstanceOf(ValidationError);
     await expect(openMemory({ ...database(), indexSnapshot: true as never })).rejects.toBeInstanceOf(ValidationError);
@@ -608,7 +640,7 @@ describe('index snapshot', () => {
     db.close();
   });
 
-  it('a write that commits while a save waits between the steps of a page makes that save write nothing', async () => {
+  it('a write that commits while a save is between the steps of a page stays in the log: the save commits at the mark it began at, and the next open replays the write', async () => {
     const { indexedDB, IDBKeyRange } = freshIndexedDB();
     const db = new EngramDatabase('snapshot-race-steps', { indexedDB, IDBKeyRange });
     await db.open();
@@ -625,19 +657,40 @@ describe('index snapshot', () => {
         vector: Float32Array.from({ length: embedder.dimension }, () => random() - 0.5),
       });
     }
+    // A write before the save: the log's row for it goes once the snapshot is past it.
+    await db.facts.put(buildFact({ text: 'before the save', id: 'before' }, 1));
+    const began = db.writeMark.committed;
     const stamp = { id: embedder.id, dimension: embedder.dimension };
     let paces = 0;
-    const saved = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
+    const saved = await saveSnapshot(db, index, blocks, stamp, began, null, async () => {
       // Mid-page: a write commits (another engine's, or this one's own).
-      if (++paces === 1) await db.facts.put({ id: 'y' } as never);
+      if (++paces === 1) await db.facts.put(buildFact({ text: 'written during the save', id: 'during' }, 2));
     });
     expect(paces).toBeGreaterThan(1);
-    expect(saved).toBe(false);
-    expect(await db.snapshot.count()).toBe(0);
+    expect(db.writeMark.committed).not.toBe(began);
+    expect(saved).toBe(true);
+    const header = (await db.snapshot.get('header')) as SnapshotHeader;
+    expect(header.mark).toBe(began);
+    // Only the write since the snapshot's mark is left to replay, and the next open finds it.
+    const log = await db.indexLog.toArray();
+    expect(log.map((row) => row.ids)).toEqual([['during']]);
+    const stored = await readSnapshot(db);
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.mark).toBe(db.writeMark.committed);
+    expect(stored.since.map((memory) => [memory.id, memory.now?.text])).toEqual([['during', 'written during the save']]);
+
+    // A write the log does not hold (the log emptied behind the save's back) leaves the save uncommitted.
+    blocks.allDirty();
+    let gapped = false;
+    const again = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
+      if (gapped) return;
+      gapped = true;
+      await db.facts.put(buildFact({ text: 'unlogged', id: 'gap' }, 3));
+      await db.indexLog.clear();
+    });
+    expect(again).toBe(false);
+    expect(((await db.snapshot.get('header')) as SnapshotHeader).mark).toBe(began);
     expect(blocks.hasChanges).toBe(true);
-    // Paced without writes, the next save commits the page.
-    expect(await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed)).toBe(true);
-    expect(await db.snapshot.count()).toBe(2);
     db.close();
   });
 });

@@ -5,7 +5,7 @@ import { nextTask } from '../../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
 import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
-import { writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
+import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
 import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
@@ -268,17 +268,22 @@ export async function readSnapshot(db: EngramDatabase): Promise<StoredSnapshot> 
   });
 }
 
-/** Lets whatever waits (a query, an IndexedDB result) run before the next page is encoded. */
-
-
 /**
  * Saves the pages that changed since the last save, copy-on-write: the new
  * pages go in under fresh keys, one per transaction, then one transaction
- * checks that the store is still at `expectedMark` (the mark of the state
- * captured here), swaps the header to the new keys and deletes every row the
- * header no longer names. A crash mid-save leaves the previous snapshot
- * intact. Returns whether it saved; on `false` (a write committed meanwhile)
- * the pages stay dirty for the next try.
+ * swaps the header to the new keys and deletes every row the header no
+ * longer names. The snapshot is saved at `expectedMark`, the mark of the
+ * index's state when the save began: the pages are read from the index one
+ * after another, so each holds that state or a later one, and a write that
+ * committed meanwhile stays in the write log, which the next open replays
+ * from there (replay-log.ts). So the save commits while writes go on (a
+ * save of a 100k store takes seconds, and recalls write their access times
+ * every 2 s at the latest: a save that needed the mark not to move never
+ * committed while recalls went on, and the log grew), unless the log does
+ * not lead from `expectedMark` to the store's mark (a write not logged).
+ * The log rows before `expectedMark` are deleted. A crash mid-save leaves
+ * the previous snapshot intact. Returns whether it saved; on `false` the
+ * pages stay dirty for the next try.
  */
 export async function saveSnapshot(
   db: EngramDatabase,
@@ -290,8 +295,8 @@ export async function saveSnapshot(
   pace: () => Promise<void> = nextTask,
 ): Promise<boolean> {
   // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
-  // before it is written, a few pages per task so queries run in between. That is safe: anything that changes
-  // the index also moves the write mark, so a save that straddles a change fails the final mark check.
+  // before it is written, in steps so queries run in between. That is safe: anything that changes the index
+  // also moves the write mark and is logged from `expectedMark` on, so the open replays it over these pages.
   const dirty = tracker.takeDirty();
   // Pages left empty are not written: the header stops naming them and their rows are swept.
   const taken = dirty.filter((t) => t.ids.length > 0);
@@ -326,7 +331,10 @@ export async function saveSnapshot(
     const listed = files ? await files.list() : [];
     saved = await db.transaction('rw', [db.meta, db.snapshot, db.indexLog], async () => {
       const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
-      if (mark !== expectedMark) return false;
+      // Writes committed while the pages were read: the open replays them, if the log leads from the save's mark to the store's.
+      const log = mark === expectedMark ? [] : await db.indexLog.toArray();
+      const since = mark === expectedMark ? [] : logBetween(log, expectedMark, mark);
+      if (!since) return false;
       const previous = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
       const keyOf = new Map<number, string>();
       // The stored pages are this layout's: the pages not rewritten stay. Otherwise every live page must be in this save.
@@ -340,7 +348,7 @@ export async function saveSnapshot(
       const header: SnapshotHeader = {
         key: HEADER_KEY,
         format: FORMAT,
-        mark,
+        mark: expectedMark,
         embedder,
         layout: tracker.layout,
         pages: [...keyOf].map(([page, key]) => ({ page, key })),
@@ -350,8 +358,12 @@ export async function saveSnapshot(
       const stale = (await db.snapshot.toCollection().primaryKeys()).filter((key) => !keep.has(key));
       await db.snapshot.bulkDelete(stale);
       await db.snapshot.put(header);
-      // The snapshot is at the store's mark: no write since needs replaying.
-      await db.indexLog.clear();
+      // The writes before the snapshot's mark need no replaying; those since it do.
+      if (since.length === 0) await db.indexLog.clear();
+      else {
+        const replayed = new Set(since);
+        await db.indexLog.bulkDelete(log.filter((row) => !replayed.has(row)).map((row) => row.seq!));
+      }
       kept = new Set(keyOf.values());
       return true;
     });

@@ -7,15 +7,16 @@ import { indexedText } from '../indexed-text.js';
 import type { IndexDoc } from '../index-doc.js';
 
 /**
- * The memories written since the store was at `from`, and the vector blocks, when the write log
- * (`indexLog`, store/write-mark.ts) holds every transaction from `from` to
- * `to`: each transaction's rows name the mark before it and after it, so the
- * log is followed from mark to mark. Null when it does not get there (a
- * write that was not logged: an engine that keeps no snapshot, an older
- * engine, a log emptied by a save of another snapshot) or when a row cannot
- * tell its memories: then the caller reads every record instead.
+ * The write log's rows from mark `from` to mark `to`, transaction after
+ * transaction, when the log (`indexLog`, store/write-mark.ts) holds every
+ * transaction in between and each row can tell its memories: each
+ * transaction's rows name the mark before it and after it, so the log is
+ * followed from mark to mark. Null when it does not get there (a write that
+ * was not logged: an engine that keeps no snapshot, an older engine, a log
+ * emptied by a save of another snapshot) or a row cannot tell its memories
+ * (a range delete): no replay can cover those writes.
  */
-export function writtenSince(rows: readonly IndexLogRow[], from: string, to: string): { ids: Set<string>; blocks: Set<string>; tables: Map<string, MemoryTable> } | null {
+export function logBetween(rows: readonly IndexLogRow[], from: string, to: string): IndexLogRow[] | null {
   const after = new Map<string, IndexLogRow[]>();
   for (const row of rows) {
     const list = after.get(row.previous);
@@ -24,23 +25,38 @@ export function writtenSince(rows: readonly IndexLogRow[], from: string, to: str
     else if (list[0]!.mark === row.mark) list.push(row);
     else return null;
   }
-  const ids = new Set<string>();
-  const blocks = new Set<string>();
-  // Each memory's table, from the rows that name one; null when two rows disagree (then every table is read).
-  const tableOf = new Map<string, MemoryTable | null>();
+  const chain: IndexLogRow[] = [];
   let at = from;
   for (let steps = 0; at !== to; steps++) {
     const step = after.get(at);
     if (!step || steps > rows.length) return null;
     for (const row of step) {
       if (row.ids === null) return null;
-      for (const id of row.ids) {
-        ids.add(id);
-        if (row.table) tableOf.set(id, tableOf.has(id) && tableOf.get(id) !== row.table ? null : row.table);
-      }
-      for (const block of row.blocks ?? []) blocks.add(block);
+      chain.push(row);
     }
     at = step[0]!.mark;
+  }
+  return chain;
+}
+
+/**
+ * The memories written since the store was at `from`, and the vector
+ * blocks, when the write log leads from `from` to `to` (`logBetween`); null
+ * when it does not: then the caller reads every record instead.
+ */
+export function writtenSince(rows: readonly IndexLogRow[], from: string, to: string): { ids: Set<string>; blocks: Set<string>; tables: Map<string, MemoryTable> } | null {
+  const chain = logBetween(rows, from, to);
+  if (!chain) return null;
+  const ids = new Set<string>();
+  const blocks = new Set<string>();
+  // Each memory's table, from the rows that name one; null when two rows disagree (then every table is read).
+  const tableOf = new Map<string, MemoryTable | null>();
+  for (const row of chain) {
+    for (const id of row.ids!) {
+      ids.add(id);
+      if (row.table) tableOf.set(id, tableOf.has(id) && tableOf.get(id) !== row.table ? null : row.table);
+    }
+    for (const block of row.blocks ?? []) blocks.add(block);
   }
   const tables = new Map<string, MemoryTable>();
   for (const [id, table] of tableOf) if (table) tables.set(id, table);

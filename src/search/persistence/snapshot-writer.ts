@@ -22,6 +22,15 @@ export interface SnapshotWriterOptions {
 const PAUSE_MS = 50;
 
 /**
+ * A save comes at the latest this many save delays after the first change
+ * it would save, even while changes keep coming sooner than the delay (an
+ * agent recalling every half second writes access times every half second:
+ * a plain debounce never saved, and the write log that a killed tab's next
+ * open replays grew without end).
+ */
+const MAX_WAIT_DELAYS = 10;
+
+/**
  * Quiet time before saving once a memory left the index (deleted, forgotten,
  * retired): the snapshot's page still holds its text and vector, which
  * should not stay on disk any longer than the save takes to come.
@@ -47,6 +56,8 @@ export class SnapshotWriter implements IndexObserver {
   private removals = false;
   /** Where pages keep their payloads: files where this engine can write them, else (null) Blobs in IndexedDB. */
   private files: Promise<PageFileWriter | null> | undefined;
+  /** When the oldest change not yet saved was made (performance.now()); undefined when every change is saved. */
+  private firstUnsaved: number | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -87,7 +98,10 @@ export class SnapshotWriter implements IndexObserver {
     const files = await this.files;
     // One save at a time: another flush may have started one while this one waited.
     while (this.saving) await this.saving;
-    if (!this.pages.hasChanges) return true;
+    if (!this.pages.hasChanges) {
+      this.firstUnsaved = undefined;
+      return true;
+    }
     if (db.writeMark.foreignSeen || !db.isOpen() || !this.options.isQuiet()) return false;
     const removals = this.removals;
     this.removals = false;
@@ -101,6 +115,8 @@ export class SnapshotWriter implements IndexObserver {
       const saved = await this.saving;
       // Not saved: the pages stay dirty (saveSnapshot puts them back), and so does the hurry.
       if (!saved) this.removals ||= removals;
+      // Saved: what is still dirty changed during the save, and waits from now.
+      else this.firstUnsaved = this.pages.hasChanges ? performance.now() : undefined;
       return saved;
     } finally {
       this.saving = undefined;
@@ -128,16 +144,31 @@ export class SnapshotWriter implements IndexObserver {
     if (this.saving) await this.saving;
   }
 
+  /**
+   * (Re)starts the save's timer: the save delay after this change, but no
+   * later than MAX_WAIT_DELAYS delays after the oldest unsaved change; once
+   * that is past, it looks again every PAUSE_MS until the engine is quiet.
+   */
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
+    const now = performance.now();
+    this.firstUnsaved ??= now;
+    const delay = this.removals ? this.removalDelayMs : this.delayMs;
+    const wait = Math.min(delay, Math.max(PAUSE_MS, this.firstUnsaved + MAX_WAIT_DELAYS * this.delayMs - now));
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // A save is running: look again once it is done, when what it leaves dirty (changed meanwhile) waits from
+      // then (flushing now would start the next save right after it: back-to-back saves while calls go on).
+      if (this.saving) {
+        void this.saving.then(() => this.schedule());
+        return;
+      }
       void this.flush().then((current) => {
         // Not quiet yet: try again later (a foreign write means this engine's snapshot stays unsaved).
         if (!current && !this.ctx.db.writeMark.foreignSeen && this.ctx.db.isOpen()) this.schedule();
       });
-    }, this.removals ? this.removalDelayMs : this.delayMs);
+    }, wait);
     unrefTimer(this.timer);
   }
 }

@@ -18,7 +18,7 @@ export const UNJOURNALED: ReadonlySet<string> = new Set(['snapshot']);
 
 /**
  * Tables whose additions are journaled but not their deletions: the write log
- * (`indexLog`, store/write-mark.ts) is emptied by each snapshot save, and the
+ * (`indexLog`, store/write-mark.ts) is pruned by each snapshot save, and the
  * snapshot itself reaches disk only with the next image. After a crash, the
  * image's snapshot must still find every write since it in the log, so the
  * journal keeps them; the next image holds the log as it is in memory.
