@@ -129,9 +129,11 @@ const bench = {
     const floor = new F32Floor(config.dimension, config.size, 'wasm');
     for (const v of data.vectors) floor.add(v);
     floor.topK(data.queries[0]!.vector, K);
-    // At rest: the background work done, and past the snapshot save that follows the last change by 2 s.
+    // At rest: the background work done, and past the snapshot saves that follow the last change by 2 s (after
+    // 100k inserts, a save of every page: several seconds of steps in Chromium, then the queries' access times
+    // dirty pages again). 4 s measured some runs mid-save, with pages being encoded still held.
     await memory.idle();
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
     await memory.idle();
     const info = await memory.info();
     const heap = await measureMemory();
