@@ -3,7 +3,7 @@ import type { EngineApi } from '../rpc/engine-api.js';
 import { parseInput } from '../schema/parse.js';
 import { stepInputSchema, taskOutcomeSchema, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
 import type { CompletedTask } from '../tasks/task-store.js';
-import { checkStep } from '../tasks/limits.js';
+import { checkOutcome, checkStep } from '../tasks/limits.js';
 
 /**
  * A running agent task. `log()` numbers steps in call order and buffers them;
@@ -73,6 +73,8 @@ export class Task {
   /** Flushes, scores, reflects and extracts patterns. */
   async complete(outcome: TaskOutcome): Promise<CompletedTask> {
     const parsed = parseInput(taskOutcomeSchema, outcome, 'task.complete');
+    // Before the flush: an outcome over its limits fails with nothing written, the buffered steps kept.
+    checkOutcome(parsed);
     await this.flush();
     const result = await this.engine.completeTask(this.id, parsed);
     this.completed = true;

@@ -1,5 +1,5 @@
 import { LimitError } from '../errors.js';
-import type { StepInput } from '../schema/task.js';
+import type { ParsedOutcome, StepInput } from '../schema/task.js';
 
 /** Input limits for task episodes. Every breach is a LimitError and nothing is written. */
 export const LIMITS = {
@@ -9,6 +9,10 @@ export const LIMITS = {
   /** A parameter whose key contains artifact/data/content/file. */
   largeParameterBytes: 1_000_000,
   parametersBytes: 1_000_000,
+  /** The verdict, reason or details of the outcome `complete()` is given, each. */
+  outcomeTextBytes: 10_000,
+  /** The whole outcome serialised (its lists of artifacts, completed and failed parts included). */
+  outcomeBytes: 100_000,
   taskBytes: 10_000_000,
 } as const;
 
@@ -34,6 +38,15 @@ export function checkStep(step: Pick<StepInput, 'result' | 'parameters'>, stepNu
     if (LARGE_KEY.test(key)) check(`parameter "${key}"`, utf8Bytes(serialise(value)), LIMITS.largeParameterBytes);
   }
   check('parameters', utf8Bytes(serialise(parameters)), LIMITS.parametersBytes);
+}
+
+/** The outcome of `task.complete()`: its texts as a step's output, the whole a hundred times that. */
+export function checkOutcome(outcome: ParsedOutcome): void {
+  for (const field of ['verdict', 'reason', 'details'] as const) {
+    const text = (outcome as Partial<Record<typeof field, string>>)[field];
+    if (text !== undefined) check(`outcome ${field}`, utf8Bytes(text), LIMITS.outcomeTextBytes);
+  }
+  check('outcome', utf8Bytes(JSON.stringify(outcome)), LIMITS.outcomeBytes);
 }
 
 export function checkTaskSize(serialisedTask: string): void {

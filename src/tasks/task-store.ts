@@ -21,7 +21,7 @@ import { resolveRanking } from '../search/ranking.js';
 import { taskDoc } from '../search/index-doc.js';
 import { putVectors, unpackBlocks } from '../store/vector-blocks.js';
 import { contextMatchScore, TASK_RETRIEVAL_WEIGHTS } from './context-match.js';
-import { checkDescription, checkStep, checkTaskSize, LIMITS } from './limits.js';
+import { checkDescription, checkOutcome, checkStep, checkTaskSize, LIMITS } from './limits.js';
 import { extractPatterns, mergePattern, patternMatchesContext } from './patterns.js';
 import { reflect } from './reflection.js';
 import { computeReward } from './reward.js';
@@ -155,6 +155,7 @@ export class TaskStore {
 
   async complete(taskId: string, outcomeInput: ParsedOutcome): Promise<CompletedTask> {
     const outcome = taskOutcomeSchema.parse(outcomeInput);
+    checkOutcome(outcome);
     const task = await this.mustGet(taskId);
     if (task.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
     const steps = await this.ctx.db.steps.where('[taskId+index]').between([taskId, 0], [taskId, Infinity]).toArray();

@@ -114,6 +114,27 @@ describe('limits: at the boundary passes, one past fails with LimitError and wri
     expect((await m.tasks.get(t.id)).steps).toHaveLength(1);
   });
 
+  it('the outcome: each text and the whole; an outcome over them writes nothing, not even the buffered steps', async () => {
+    const m = await open();
+    const t = await m.tasks.start({ description: 'outcome limits', type: 'other', context });
+    t.log(ok('a'));
+    const over = [
+      { kind: 'success' as const, verdict: 'v'.repeat(TASK_LIMITS.outcomeTextBytes + 1) },
+      { kind: 'failure' as const, reason: 'r', details: 'é'.repeat(TASK_LIMITS.outcomeTextBytes / 2) + 'd' },
+      { kind: 'abstained' as const, atStep: 0, reason: 'r'.repeat(TASK_LIMITS.outcomeTextBytes + 1) },
+      // Each artifact short, the list over the whole outcome's limit.
+      { kind: 'success' as const, verdict: 'v', artifacts: Array.from({ length: TASK_LIMITS.outcomeBytes / 10 }, (_, i) => `file-${i}.ts`) },
+    ];
+    for (const outcome of over) await expect(t.complete(outcome)).rejects.toBeInstanceOf(LimitError);
+    await expect(t.complete({ kind: 'partial', verdict: 'p'.repeat(TASK_LIMITS.outcomeTextBytes + 1), completed: [], failed: [] })).rejects.toThrow(
+      /outcome verdict is 10,001 bytes; the limit is 10,000/,
+    );
+    expect(await m.tasks.get(t.id)).toMatchObject({ status: 'running', stepCount: 0 });
+    const done = await t.complete({ kind: 'success', verdict: 'v'.repeat(TASK_LIMITS.outcomeTextBytes), artifacts: ['a.ts'] });
+    expect(done.reward.base).toBe(1);
+    expect(await m.tasks.get(t.id)).toMatchObject({ status: 'completed', stepCount: 1, outcome: { verdict: 'v'.repeat(TASK_LIMITS.outcomeTextBytes) } });
+  });
+
   it('1,000 steps per task', async () => {
     const m = await open();
     const t = await m.tasks.start({ description: 'many steps', type: 'other', context });
