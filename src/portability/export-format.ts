@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { safeParse } from '../schema/safe-parse.js';
-import { ImportError } from '../errors.js';
+import { ImportError, LimitError } from '../errors.js';
+import { checkDescription, checkOutcome, checkStep } from '../tasks/limits.js';
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
 import { turnRecordSchema, type Turn } from '../schema/turn.js';
@@ -141,12 +142,20 @@ export function parseExport(text: string): ExportContents {
     else if (line.kind === 'fact') contents.facts.push(line.record);
     else if (line.kind === 'turn') contents.turns.push(line.record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
-    else if (line.kind === 'task') contents.tasks.push(line.record);
-    else if (line.kind === 'step') {
+    else if (line.kind === 'task') {
+      const task = line.record;
+      withinLimits(i + 1, () => {
+        checkDescription(task.description);
+        if (task.outcome) checkOutcome(task.outcome);
+      });
+      contents.tasks.push(task);
+    } else if (line.kind === 'step') {
       if (line.record.id !== `${line.record.taskId}#${line.record.index}`) {
         throw new ImportError(`Line ${i + 1}: a step's id must be "<taskId>#<index>" ("${line.record.taskId}#${line.record.index}").`, { line: i + 1 });
       }
-      contents.steps.push(line.record);
+      const step = line.record;
+      withinLimits(i + 1, () => checkStep(step, step.index));
+      contents.steps.push(step);
     }
     else if (line.kind === 'pattern') contents.patterns.push(line.record);
     else if (line.kind === 'vector') {
@@ -160,6 +169,20 @@ export function parseExport(text: string): ExportContents {
     } else throw new ImportError(`Line ${i + 1}: a second "end" line.`, { line: i + 1 });
   }
   return contents;
+}
+
+/**
+ * The task limits `tasks.start`, `task.log` and `task.complete` enforce hold
+ * for imported tasks and steps too: a file (re-sealed by a buggy tool or an
+ * attacker) cannot store what the API refuses.
+ */
+function withinLimits(lineNumber: number, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof LimitError)) throw error;
+    throw new ImportError(`Line ${lineNumber}: ${error.message}`, { line: lineNumber, ...error.details });
+  }
 }
 
 function safeJson(line: string, lineNumber: number): unknown {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportError, type Memory } from '../../src/index.js';
+import { ImportError, TASK_LIMITS, type Memory } from '../../src/index.js';
 import { fnv1a } from '../../src/portability/export-format.js';
 import { openMemory, snapshot } from '../support/memory.js';
 
@@ -164,6 +164,37 @@ describe('corrupted exports are refused with ImportError and write nothing', () 
     // And the target's task queries still work.
     expect(await target.tasks.stats()).toMatchObject({ total: 0, completed: 0 });
     expect(await target.tasks.relevant({ description: 'Fix the login form' })).toEqual([]);
+  });
+
+  it('even re-sealed: tasks and steps over the limits the API enforces (TASK_LIMITS)', async () => {
+    const lines = linesOf(file);
+    const swapped = (kind: string, change: (record: Record<string, any>) => void) => {
+      const original = lines.find((l) => l.startsWith(`{"kind":"${kind}"`))!;
+      const o = JSON.parse(original);
+      change(o.record);
+      return reseal(lines.map((l) => (l === original ? JSON.stringify(o) : l)));
+    };
+    await refused(swapped('task', (t) => (t.description = 'd'.repeat(TASK_LIMITS.descriptionBytes + 1))), /Line \d+: description is 10,001 bytes/);
+    await refused(swapped('task', (t) => (t.outcome.verdict = 'v'.repeat(TASK_LIMITS.outcomeTextBytes + 1))), /Line \d+: outcome verdict/);
+    await refused(swapped('step', (s) => (s.result.output = 'o'.repeat(TASK_LIMITS.stepOutputBytes + 1))), /Line \d+: step output/);
+    await refused(swapped('step', (s) => (s.parameters = { fileContent: 'p'.repeat(TASK_LIMITS.largeParameterBytes + 1) })), /parameter "fileContent"/);
+    await refused(
+      swapped('step', (s) => {
+        s.index = TASK_LIMITS.stepsPerTask + 1;
+        s.id = `${s.taskId}#${s.index}`;
+      }),
+      /Line \d+: step number is 1,001 steps/,
+    );
+    // At the limits they import (control).
+    const scratch = await openMemory();
+    await scratch.import(
+      swapped('task', (t) => {
+        t.description = 'd'.repeat(TASK_LIMITS.descriptionBytes);
+        t.outcome.verdict = 'v'.repeat(TASK_LIMITS.outcomeTextBytes);
+      }),
+    );
+    expect((await scratch.tasks.get(JSON.parse(lines.find((l) => l.startsWith('{"kind":"task"'))!).record.id)).outcome).toMatchObject({ verdict: 'v'.repeat(TASK_LIMITS.outcomeTextBytes) });
+    await scratch.close();
   });
 
   it('the target is still fully usable afterwards', async () => {
