@@ -160,6 +160,19 @@ describe('values that change after validation are stored as validated', () => {
     expect(await snapshot(m)).toEqual(before);
   });
 
+  it('import takes a Blob or a File (kept, not copied), not an object that only calls itself one', async () => {
+    const source = await memory();
+    await source.facts.add({ id: 'b1', text: 'The user keeps bees on the roof' });
+    const text = await (await source.export()).text();
+    for (const data of [new Blob([text]), new File([text], 'memory.jsonl')]) {
+      const target = await memory();
+      expect(await target.import(data)).toMatchObject({ facts: 1 });
+      expect((await target.facts.get('b1')).text).toBe('The user keeps bees on the roof');
+    }
+    const impostor = { [Symbol.toStringTag]: 'Blob', size: text.length, text: async () => text };
+    await expect((await memory()).import(impostor as never)).rejects.toThrow(ValidationError);
+  });
+
   it('a getter that throws is a ValidationError, and so is an error whose message getter throws', async () => {
     const m = await memory();
     const throwing = Object.defineProperty({}, 'text', { enumerable: true, get: () => { throw new Error('boom'); } });
