@@ -8,8 +8,7 @@
 export const WHY_SLOWER: Record<string, string> = {
   insert:
     'engram keeps every fact as its own IndexedDB row (so each one can be listed through an index, updated, deleted and forgotten on its own, and the store stays the source of truth), with the vectors beside them in blocks of up to 256 memories. ' +
-    'Chromium charges IndexedDB mostly per request: timed with temporary marks inside the worker (not a bench command), 100k facts cost about 12.8 s in their transactions, 2.0 s updating the in-memory index, 0.4 s building the records and under 0.5 s in validation and cloning on the page. ' +
-    'Raw IndexedDB in the same browser (`npm run bench:idb`) writes fact-shaped rows in engram\'s layout at about 12,000–13,500/s and index-free `{ id }` rows at about 20,000–23,000/s, so a row per memory bounds any design that keeps one. ' +
+    'Chromium charges IndexedDB mostly per request. A CPU profile of the worker on 2026-11-26 (30 additions of 1,000 facts with 128-d vectors; not a bench command) found about a third of the time in IndexedDB `put` calls (the structured clone and index keys Chromium works out on the calling thread, about 0.1 ms a fact), a tenth updating the in-memory index, and about half waiting for the transactions to commit; on the page, validating and copying a call of 1,000 facts took about 25 ms. ' +
     'The peers that beat it write one value for the whole set (brute force: one Float32Array; Orama and Voy: one serialised snapshot), which they must rewrite whole to persist any later change; at 100k × 384-d Orama\'s snapshot is already slower than engram\'s rows.',
   p50:
     'Per query engram does more than a scan: a page → worker call (about 0.2 ms, `rpcRoundTripMs` in the JSON), the exact scan (bounds from the high 16 bits of every f32 component in WebAssembly SIMD, then an exact score of the rows whose bound can still win), ' +
@@ -30,7 +29,7 @@ export const WHY_SLOWER: Record<string, string> = {
 };
 
 export const CLOSING_NOTE = [
-  'engram is exact everywhere (recall@10 = 1.000) and keeps the main thread free in every phase. Since the first run (browser-2026-11-23-run1.md): the int8 scan with an exact f32 re-rank; the persisted index snapshot, now with documents column-wise and the int8 rows saved with the f32 rows in one Blob per block (cold start at 100k × 384-d 9.75 s → about 0.7 s); vectors stored in blocks of 256 and facts without the indexes no query used (insert at 100k about 1,600–2,100/s → about 8,000/s); `recall(text, { embedding })`, so the benchmark hands engram its query vectors as it hands them to the peers; a cosine-only ranking searches a pool of k.',
+  'engram is exact everywhere (recall@10 = 1.000) and keeps the main thread free in every phase. Since the first run (browser-2026-11-23-run1.md): the int8 scan with an exact f32 re-rank; the persisted index snapshot, now with documents column-wise and the int8 rows saved with the f32 rows in one Blob per block (cold start at 100k × 384-d 9.75 s → about 0.7 s); vectors stored in blocks of 256 and facts without the indexes no query used (insert at 100k about 1,600–2,100/s → about 8,000/s on the machine of that day: a durable insert moves with the machine\'s IndexedDB, so since 2026-11-26 each run also measures plain IndexedDB code writing engram\'s rows, and the targets table gives engram\'s ratio to it); `recall(text, { embedding })`, so the benchmark hands engram its query vectors as it hands them to the peers; a cosine-only ranking searches a pool of k.',
   '',
   'What would close the remaining gaps to the peers, in order of expected gain:',
   '',

@@ -14,7 +14,9 @@
  * longer at the next size, extrapolated from the last one, is skipped there
  * with the reason printed), BENCH_LABEL (appended to the results file name,
  * browser-<date>-<label>.md, so a run does not overwrite an earlier one of
- * the same day), CHROMIUM_PATH (/usr/bin/chromium).
+ * the same day), BENCH_RAW_IDB_ROWS (20000: rows per run of the raw IndexedDB
+ * baseline of the durable insert, measured after the systems; 0 skips it),
+ * CHROMIUM_PATH (/usr/bin/chromium).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -22,7 +24,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { BenchConfig, ColdResult, WarmResult } from './page/main.js';
-import { renderReport, type RunRecord } from './report.js';
+import { measureLayout } from './idb-rows.js';
+import { renderReport, type RawIdbRates, type RunRecord } from './report.js';
 import { startBenchServer } from './server.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 
@@ -34,6 +37,9 @@ const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const QUERY_BUDGET_MS = Number(process.env.BENCH_QUERY_BUDGET_S ?? 15) * 1000;
 const INSERT_BUDGET_MS = Number(process.env.BENCH_INSERT_BUDGET_S ?? 120) * 1000;
 const MIN_QUERIES = 20;
+/** Rows per run of the raw IndexedDB baseline (bench/browser/idb-rows.ts), and runs (median). */
+const RAW_IDB_ROWS = Number(process.env.BENCH_RAW_IDB_ROWS ?? 20_000);
+const RAW_IDB_RUNS = 3;
 
 const log = (message: string) => process.stderr.write(`[bench:browser ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -97,6 +103,7 @@ async function main(): Promise<void> {
   const chromiumVersion = context.browser()?.version() ?? 'unknown';
   log(`Chromium ${chromiumVersion}, ${availableParallelism()} cores; sizes ${SIZES.join(', ')}; dimensions ${DIMS.join(', ')}; systems ${SYSTEMS.join(', ')}`);
   const records: RunRecord[] = [];
+  const rawIdb: RawIdbRates = {};
   try {
     for (const dimension of DIMS) {
       // Per system: the last measured insert, to extrapolate to the next size.
@@ -137,6 +144,17 @@ async function main(): Promise<void> {
         }
       }
     }
+    // The durable insert's baseline, same browser, same sitting: engram's own row layout written by plain
+    // IndexedDB code (what any store that keeps a row per memory pays), and the per-request floor.
+    if (SYSTEMS.includes('engram') && RAW_IDB_ROWS > 0) {
+      for (const dimension of DIMS) {
+        log(`raw IndexedDB baseline at ${dimension}-d: ${RAW_IDB_ROWS.toLocaleString('en-US')} rows per run, median of ${RAW_IDB_RUNS}`);
+        rawIdb[dimension] = {
+          engramLayout: await measureLayout(context, 'engram', dimension, RAW_IDB_ROWS, RAW_IDB_RUNS),
+          tinyRows: await measureLayout(context, 'tinyRows', dimension, RAW_IDB_ROWS, RAW_IDB_RUNS),
+        };
+      }
+    }
   } finally {
     await context.close();
     await server.close();
@@ -153,6 +171,7 @@ async function main(): Promise<void> {
     dimensions: DIMS,
     systems: SYSTEMS,
     minutes: (Date.now() - started) / 60_000,
+    rawIdb: { rows: RAW_IDB_ROWS, runs: RAW_IDB_RUNS, rates: rawIdb },
   };
   const markdown = renderReport(meta, records);
   process.stdout.write(markdown);
