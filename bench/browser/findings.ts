@@ -24,7 +24,7 @@ export const WHY_SLOWER: Record<string, string> = {
     'The floors read one Float32Array on the page: no worker, no documents, texts, filters or keyword index to restore.',
   memory:
     'entity-db keeps no vectors in memory (it reads every one from IndexedDB for each query, hence its 1–3 s queries at 100k), and Voy\'s index lives in WebAssembly memory the measurement does not attribute. ' +
-    'The worker holds the vectors once (each f32 row as its two 16-bit halves, 1.02× the raw vectors at 100k × 384-d; runs before 2026-11-26 kept an int8 copy beside the f32 rows, 1.66× with power-of-two capacity), the documents (column-wise as loaded, or objects for memories written since), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
+    'The worker holds the vectors once (each f32 row as its two 16-bit halves, 1.02× the raw vectors at 100k × 384-d; runs before 2026-11-26 kept an int8 copy beside the f32 rows, 1.66× with power-of-two capacity), the documents (column-wise per snapshot page, objects only for memories written since the last save), each memory\'s text, the id maps and the BM25 postings; the page-side peers hold only their vectors. ' +
     'Read these memory figures with care: the JS heaps are deltas of `measureUserAgentSpecificMemory` before and after (a GC in between can make a delta 0, clamped), and WebAssembly memory is each system\'s own WebAssembly.Memory sizes, added. `npm run bench:footprint` measures engram\'s worker at rest after full collections, over the DevTools protocol.',
 };
 

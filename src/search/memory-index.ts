@@ -108,6 +108,21 @@ export class MemoryIndex {
     return this.docs.get(id);
   }
 
+  /** `doc` without keeping a document it builds from a loaded page's columns (a snapshot save reads them all once). */
+  peekDoc(id: string): IndexDoc | undefined {
+    return this.docs.peek(id);
+  }
+
+  /**
+   * Holds `docs`, the documents a snapshot page was just encoded from, as
+   * that encoding's rows (`columns`, `texts`) where they are still current
+   * (see DocTable.adopt): the memory of documents written since the open
+   * falls to what a reopened index holds. Returns how many were adopted.
+   */
+  adoptDocs(columns: DocColumnsReader, texts: readonly string[], docs: readonly IndexDoc[]): number {
+    return this.docs.adopt(columns, texts, docs);
+  }
+
   text(id: string): string | undefined {
     return this.docs.text(id);
   }

@@ -66,6 +66,57 @@ describe('DocTable', () => {
   });
 });
 
+describe('DocTable.adopt: documents written since the open join the columns a save encoded them into', () => {
+  it('adopts exactly the documents still held as the objects encoded, and reads them back equal', () => {
+    const table = new DocTable();
+    const docs = [doc('a', 'ana', { tags: ['x'], pinned: true }), doc('b', 'ana'), doc('c', 'ben', { times: [{ text: 'last week', grain: 'week', offset: -1 }] })];
+    docs.forEach((d) => table.set(d, `text ${d.id}`));
+    // After the encoding: b is replaced (a new object), c removed.
+    table.set({ ...docs[1]!, importance: 0.9 }, 'text b2');
+    table.delete('c');
+    const adopted = table.adopt(columns(docs), ['text a', 'text b', 'text c'], docs);
+    expect(adopted).toBe(1);
+    expect(table.get('a')).toEqual(docs[0]);
+    expect(table.get('a')).not.toBe(docs[0]); // rebuilt from the columns: the object itself is no longer held
+    expect(table.text('a')).toBe('text a');
+    expect(table.get('b')).toEqual({ ...docs[1]!, importance: 0.9 });
+    expect(table.text('b')).toBe('text b2');
+    expect(table.has('c')).toBe(false);
+    expect(table.size).toBe(2);
+    // Adopting again (a later save of the same page) changes nothing: a is a row now, not the object.
+    expect(table.adopt(columns(docs), ['text a', 'text b', 'text c'], docs)).toBe(0);
+    expect(table.batchCount).toBe(1);
+  });
+
+  it('drops a batch once no id points into it; peek builds without keeping', () => {
+    const table = new DocTable();
+    const docs = [doc('a', 'ana'), doc('b', 'ana')];
+    const reader = columns(docs);
+    let built = 0;
+    const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
+    table.addRow(counting, ['text a', 'text b'], 0);
+    table.addRow(counting, ['text a', 'text b'], 1);
+    expect(table.peek('a')).toEqual(docs[0]);
+    expect(table.peek('a')).toEqual(docs[0]);
+    expect(built).toBe(2);
+    expect(table.batchCount).toBe(1);
+    table.set(doc('a', 'ana', { pinned: true }), 'new a');
+    expect(table.batchCount).toBe(1);
+    table.delete('b');
+    expect(table.batchCount).toBe(0);
+    expect(table.get('a')!.pinned).toBe(true);
+    expect(table.text('a')).toBe('new a');
+    // The same ids loaded again into a new batch, then replaced one by one.
+    table.addRow(reader, ['text a', 'text b'], 0);
+    table.addRow(reader, ['text a', 'text b'], 1);
+    expect(table.text('a')).toBe('text a');
+    table.set(doc('a', 'ana'), 'x');
+    table.setDoc(doc('b', 'ana', { importance: 1 }));
+    expect(table.batchCount).toBe(0);
+    expect(table.text('b')).toBe('text b');
+  });
+});
+
 describe('MemoryIndex.loadBatch', () => {
   it('answers searches, filters and later writes exactly as load() of the same memories', () => {
     const d = 16;

@@ -102,3 +102,34 @@ describe('encodePage in steps', () => {
     expect(empty!.row.quantized).toBeNull();
   });
 });
+
+describe('adopting an encoded page', () => {
+  it('leaves every document, text and search answer as it was, and a write after the encoding wins', async () => {
+    const { index, ids } = indexOf(1300, 16, true);
+    const { resolveRanking } = await import('../../src/search/ranking.js');
+    const ranking = resolveRanking();
+    const random = rng(7);
+    const queries = Array.from({ length: 6 }, () => Float32Array.from({ length: 16 }, () => random() * 2 - 1));
+    const answers = () =>
+      ['u1', 'u2'].flatMap((userId) =>
+        queries.map((vector, q) => index.search(userId, { vector, text: q % 2 ? 'garden piano' : 'museum' }, { k: 12, ranking, now: 1_700_001_000_000, ...(q % 3 === 0 ? { tags: ['t'] } : {}) })),
+      );
+    const encoded = (await encodePage(index, ids, 0, 'page:0:g'))!;
+    // Written after the encoding: this one keeps its new document, not the encoded one.
+    const later = { ...index.doc('m3')!, pinned: true, importance: 1 };
+    index.updateDoc(later);
+    const before = { docs: ids.map((id) => index.doc(id)), texts: ids.map((id) => index.text(id)), answers: answers() };
+    const { readColumns } = await import('../../src/search/doc-columns.js');
+    expect(index.adoptDocs(readColumns(encoded.row.docs)!, encoded.row.texts, encoded.docs)).toBe(1299);
+    expect(index.doc('m3')).toBe(later);
+    expect(ids.map((id) => index.doc(id))).toEqual(before.docs);
+    expect(ids.map((id) => index.text(id))).toEqual(before.texts);
+    expect(answers()).toEqual(before.answers);
+    // And writes after the adoption still land.
+    index.updateDoc({ ...index.doc('m5')!, pinned: true });
+    index.remove('m6');
+    expect(index.doc('m5')!.pinned).toBe(true);
+    expect(index.doc('m6')).toBeUndefined();
+    expect(index.text('m5')).toBe(before.texts[5]);
+  });
+});

@@ -5,6 +5,7 @@ import { nextTask } from '../../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
 import { decodePage, encodePage, type SnapshotPage } from './snapshot-page.js';
+import { readColumns } from '../doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
 import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
 
@@ -318,6 +319,9 @@ export async function saveSnapshot(
       const encoded = await encodePage(index, ids, page, keyOfPage(page), pace);
       if (!encoded) return false; // a memory left the index meanwhile: the mark has moved too
       const { row, payload } = encoded;
+      // The page's documents written since the open are held as its columns from now on (what reopening would give).
+      const columns = readColumns(row.docs);
+      if (columns) index.adoptDocs(columns, row.texts, encoded.docs);
       await pace();
       if (!files) {
         await db.snapshot.put({ ...row, payload: new Blob(payload as BlobPart[]) });

@@ -60,7 +60,8 @@ const ENCODE_STEP = 512;
  * awaited between steps (the caller yields to calls there), so a page may
  * mix states of the index from before and after a write: the save that
  * encodes it checks the store's write mark at the end and does not commit
- * then (every change of the index moves the mark).
+ * then (every change of the index moves the mark). `docs` are the documents
+ * encoded, as the index held them (see `MemoryIndex.adoptDocs`).
  */
 export async function encodePage(
   index: MemoryIndex,
@@ -68,7 +69,7 @@ export async function encodePage(
   page: number,
   key: string,
   pace: () => Promise<void> = async () => undefined,
-): Promise<{ row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[] } | null> {
+): Promise<{ row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[]; docs: IndexDoc[] } | null> {
   const dimension = index.dimension;
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
@@ -79,7 +80,7 @@ export async function encodePage(
     const to = Math.min(ids.length, from + ENCODE_STEP);
     for (let i = from; i < to; i++) {
       const id = ids[i]!;
-      const doc = index.doc(id);
+      const doc = index.peekDoc(id);
       const text = index.text(id);
       if (!doc || text === undefined || !index.vectorInto(id, vectors, i * dimension)) return null;
       docs.push(doc);
@@ -100,6 +101,7 @@ export async function encodePage(
       quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
     },
     payload: quantized ? [vectors, quantized.rows] : [vectors],
+    docs,
   };
 }
 
