@@ -145,7 +145,7 @@ function copySpecial(object: object): unknown {
   if (tag === '[object Date]') return new Date(dateGetTime.call(object));
   // The brand check throws for anything else, and an exception per plain object (each fact of an addMany) was
   // a third of the page's cost of a call; a Blob or File says so in its tag (one that hides it is refused as not plain).
-  if (blobSize && (tag === '[object Blob]' || tag === '[object File]') && isBlob(object)) return object;
+  if (blobSize && /^\[object (Blob|File)]$/.test(tag) && isBlob(object)) return object;
   return NOT_SPECIAL;
 }
 

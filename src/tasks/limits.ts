@@ -40,11 +40,10 @@ export function checkStep(step: Pick<StepInput, 'result' | 'parameters'>, stepNu
   check('parameters', utf8Bytes(serialise(parameters)), LIMITS.parametersBytes);
 }
 
-/** The outcome of `task.complete()`: its texts as a step's output, the whole a hundred times that. */
+/** The outcome of `task.complete()`: each of its texts (verdict, reason, details) as a step's output, the whole a hundred times that. */
 export function checkOutcome(outcome: ParsedOutcome): void {
-  for (const field of ['verdict', 'reason', 'details'] as const) {
-    const text = (outcome as Partial<Record<typeof field, string>>)[field];
-    if (text !== undefined) check(`outcome ${field}`, utf8Bytes(text), LIMITS.outcomeTextBytes);
+  for (const [field, value] of Object.entries(outcome)) {
+    if (typeof value === 'string') check(`outcome ${field}`, utf8Bytes(value), LIMITS.outcomeTextBytes);
   }
   check('outcome', utf8Bytes(JSON.stringify(outcome)), LIMITS.outcomeBytes);
 }
