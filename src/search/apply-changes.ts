@@ -23,7 +23,7 @@ export function applyWritten(index: MemoryIndex, written: { record: Episode | Fa
     }
     const current = index.doc(record.id);
     const text = indexedText(record);
-    if (!vector && current && current.userId === doc.userId && index.text(record.id) === text) {
+    if (!vector && current && current.userId === doc.userId && index.holdsText(record.id, text)) {
       index.updateDoc(doc);
       continue;
     }

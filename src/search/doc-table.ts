@@ -1,10 +1,11 @@
 import type { DocColumnsReader } from './doc-columns.js';
 import type { IndexDoc } from './index-doc.js';
+import { textFingerprint } from './text-fingerprint.js';
 
-/** A batch of documents loaded column-wise, those of them built so far, and how many ids still point into it. */
+/** A batch of documents loaded column-wise, their texts' fingerprints, those of them built so far, and how many ids still point into it. */
 interface LoadedBatch {
   columns: DocColumnsReader;
-  texts: readonly string[];
+  fingerprints: Float64Array;
   built: (IndexDoc | undefined)[];
   live: number;
 }
@@ -13,20 +14,25 @@ interface LoadedBatch {
 const ROWS = 2 ** 16;
 
 /**
- * The index's documents and indexed texts, by id. Documents written one by
- * one are kept as objects. A batch loaded at open (a snapshot block) stays in
- * its column form (doc-columns.ts) and each of its documents is built the
- * first time it is read: opening 100,000 memories then costs one map entry
- * each, not three objects and two map entries, and a query builds only the
- * few documents its filter and ranking look at. Documents written since the
- * open join a batch of their own once a snapshot save has encoded their page
- * (`adopt`), so a store written in one session ends up as compact as one
- * reopened. A batch is dropped when no id points into it any more.
+ * The index's documents, by id, and the texts they were indexed with.
+ * Documents written one by one are kept as objects, with their texts. A
+ * batch loaded at open (a snapshot block) stays in its column form
+ * (doc-columns.ts) and each of its documents is built the first time it is
+ * read: opening 100,000 memories then costs one map entry each, not three
+ * objects and two map entries, and a query builds only the few documents
+ * its filter and ranking look at. A batch keeps its texts' fingerprints,
+ * not the texts (about 10 MB at 100k): the keyword postings are built from
+ * the page's term lists, a write compares fingerprints (`holdsText`), and a
+ * snapshot save reads those texts from the records (snapshot-page.ts).
+ * Documents written since the open join a batch of their own once a
+ * snapshot save has encoded their page (`adopt`), so a store written in one
+ * session ends up as compact as one reopened. A batch is dropped when no id
+ * points into it any more.
  */
 export class DocTable {
   /** A document, or the slot of one still in its batch's columns. */
   private readonly entries = new Map<string, IndexDoc | number>();
-  /** Texts of the documents that are objects in `entries`. */
+  /** Texts of the documents that are objects in `entries` (a batch's rows have fingerprints instead). */
   private readonly texts = new Map<string, string>();
   /** By slot / ROWS; a dropped batch leaves a hole, so slots stay valid. */
   private readonly batches: (LoadedBatch | undefined)[] = [];
@@ -63,10 +69,24 @@ export class DocTable {
     return this.batches[Math.floor(entry / ROWS)]!.columns.userId(entry % ROWS);
   }
 
-  text(id: string): string | undefined {
+  /** The kind of a document, without building it. */
+  kindOf(id: string): IndexDoc['kind'] | undefined {
     const entry = this.entries.get(id);
-    if (typeof entry !== 'number') return this.texts.get(id);
-    return this.batches[Math.floor(entry / ROWS)]!.texts[entry % ROWS];
+    if (typeof entry !== 'number') return entry?.kind;
+    return this.batches[Math.floor(entry / ROWS)]!.columns.kind(entry % ROWS);
+  }
+
+  /** The text a document was indexed with, when it is held: only for documents written since the open and not adopted yet. */
+  text(id: string): string | undefined {
+    return this.texts.get(id);
+  }
+
+  /** Whether `id` is held and was indexed with `text` (a loaded row compares fingerprints). */
+  holdsText(id: string, text: string): boolean {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return false;
+    if (typeof entry !== 'number') return this.texts.get(id) === text;
+    return this.batches[Math.floor(entry / ROWS)]!.fingerprints[entry % ROWS] === textFingerprint(text);
   }
 
   ids(): IterableIterator<string> {
@@ -79,11 +99,20 @@ export class DocTable {
     this.texts.set(doc.id, text);
   }
 
-  /** Replaces a document, keeping its text. */
+  /**
+   * Replaces a document of the same user, keeping its text: a loaded row
+   * stays in its batch, read as `doc` from now on.
+   */
   setDoc(doc: IndexDoc): void {
-    const text = this.text(doc.id);
-    if (text === undefined) return;
-    this.set(doc, text);
+    const entry = this.entries.get(doc.id);
+    if (entry === undefined) return;
+    if (typeof entry !== 'number') {
+      this.entries.set(doc.id, doc);
+      return;
+    }
+    const batch = this.batches[Math.floor(entry / ROWS)]!;
+    if (batch.columns.userId(entry % ROWS) !== doc.userId) throw new RangeError(`setDoc keeps a document's user: ${doc.id} is ${batch.columns.userId(entry % ROWS)}'s`);
+    batch.built[entry % ROWS] = doc;
   }
 
   delete(id: string): void {
@@ -100,14 +129,15 @@ export class DocTable {
 
   /**
    * Adds row `row` of a batch, unbuilt (the caller has removed its id if it
-   * was here). Rows of one batch share its columns and texts, which stay
-   * while any id points into them (about the size of the texts).
+   * was here). Rows of one batch share its columns and its texts'
+   * fingerprints, which stay while any id points into them.
    */
-  addRow(columns: DocColumnsReader, texts: readonly string[], row: number): void {
+  addRow(columns: DocColumnsReader, fingerprints: Float64Array, row: number): void {
     let last = this.batches.length - 1;
     if (this.batches[last]?.columns !== columns) {
       if (columns.size > ROWS) throw new RangeError(`a batch holds at most ${ROWS} documents, not ${columns.size}`);
-      last = this.batches.push({ columns, texts, built: [], live: 0 }) - 1;
+      if (fingerprints.length !== columns.size) throw new RangeError(`a batch of ${columns.size} documents needs as many fingerprints, not ${fingerprints.length}`);
+      last = this.batches.push({ columns, fingerprints, built: [], live: 0 }) - 1;
     }
     this.release(columns.ids[row]!);
     this.entries.set(columns.ids[row]!, last * ROWS + row);
@@ -116,20 +146,21 @@ export class DocTable {
 
   /**
    * Turns documents held as objects into rows of `columns` (their encoding,
-   * with `texts`): row i's document is adopted if the table still holds
-   * exactly `docs[i]`, the object that was encoded (documents are replaced,
-   * never changed in place, so the same object means the same content).
-   * Returns how many were adopted.
+   * with their texts' `fingerprints`): row i's document is adopted if the
+   * table still holds exactly `docs[i]`, the object that was encoded
+   * (documents are replaced, never changed in place, so the same object
+   * means the same content), and its text is let go. Returns how many were adopted.
    */
-  adopt(columns: DocColumnsReader, texts: readonly string[], docs: readonly IndexDoc[]): number {
+  adopt(columns: DocColumnsReader, fingerprints: Float64Array, docs: readonly IndexDoc[]): number {
     if (columns.size > ROWS) throw new RangeError(`a batch holds at most ${ROWS} documents, not ${columns.size}`);
+    if (fingerprints.length !== columns.size) throw new RangeError(`a batch of ${columns.size} documents needs as many fingerprints, not ${fingerprints.length}`);
     let batch: LoadedBatch | undefined;
     let slot = 0;
     for (let row = 0; row < columns.size; row++) {
       const id = columns.ids[row]!;
       if (docs[row] === undefined || this.entries.get(id) !== docs[row]) continue;
       if (!batch) {
-        batch = { columns, texts, built: [], live: 0 };
+        batch = { columns, fingerprints, built: [], live: 0 };
         slot = (this.batches.push(batch) - 1) * ROWS;
       }
       this.entries.set(id, slot + row);

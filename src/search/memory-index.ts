@@ -44,7 +44,10 @@ export interface IndexChange {
 export interface IndexBatch {
   /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
   docs: DocColumnsReader;
+  /** Their texts: the keyword postings are built from `lists` when there are lists, else from these (either way they are let go once built). */
   texts: readonly string[];
+  /** Their texts' fingerprints (search/text-fingerprint.ts): what the index keeps of the texts. */
+  fingerprints: Float64Array;
   /** Their texts' index terms (search/term-lists.ts), when the snapshot kept them: the keyword postings are built from these. */
   lists?: TermListsReader;
   /** One vector per memory, end to end. */
@@ -68,7 +71,7 @@ export interface IndexHit {
  */
 export class MemoryIndex {
   readonly dimension: number;
-  /** Each memory's document and indexed text (the keyword postings are built from it, and the snapshot stores it). */
+  /** Each memory's document, and its indexed text or that text's fingerprint (search/doc-table.ts). */
   private readonly docs = new DocTable();
   private readonly users = new Map<string, UserIndex>();
   private observer: IndexObserver | undefined;
@@ -115,16 +118,28 @@ export class MemoryIndex {
 
   /**
    * Holds `docs`, the documents a snapshot page was just encoded from, as
-   * that encoding's rows (`columns`, `texts`) where they are still current
-   * (see DocTable.adopt): the memory of documents written since the open
-   * falls to what a reopened index holds. Returns how many were adopted.
+   * that encoding's rows (`columns`, with the texts' `fingerprints`) where
+   * they are still current (see DocTable.adopt): the memory of documents
+   * written since the open falls to what a reopened index holds. Returns how
+   * many were adopted.
    */
-  adoptDocs(columns: DocColumnsReader, texts: readonly string[], docs: readonly IndexDoc[]): number {
-    return this.docs.adopt(columns, texts, docs);
+  adoptDocs(columns: DocColumnsReader, fingerprints: Float64Array, docs: readonly IndexDoc[]): number {
+    return this.docs.adopt(columns, fingerprints, docs);
   }
 
+  /** The text `id` was indexed with, when the index holds it: documents written since the open, until a snapshot save encodes them (else read it from the record). */
   text(id: string): string | undefined {
     return this.docs.text(id);
+  }
+
+  /** The kind of `id`'s memory, without building its document. */
+  kindOf(id: string): IndexDoc['kind'] | undefined {
+    return this.docs.kindOf(id);
+  }
+
+  /** Whether `id` is indexed with `text` (compares fingerprints where the index keeps no text). */
+  holdsText(id: string, text: string): boolean {
+    return this.docs.holdsText(id, text);
   }
 
   vector(id: string): Float32Array | undefined {
@@ -195,7 +210,7 @@ export class MemoryIndex {
    * column form until they are read.
    */
   loadBatch(batch: IndexBatch): void {
-    const { docs, texts, lists, vectors, quantized } = batch;
+    const { docs, texts, fingerprints, lists, vectors, quantized } = batch;
     const d = this.dimension;
     const ids = docs.ids;
     const n = docs.size;
@@ -231,7 +246,7 @@ export class MemoryIndex {
         appendRun(i);
         this.remove(id);
       }
-      this.docs.addRow(docs, texts, i);
+      this.docs.addRow(docs, fingerprints, i);
       this.observer?.changed(id);
     }
     appendRun(n);

@@ -5,6 +5,7 @@ import { readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type Snap
 import { buildFact } from '../../src/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
+import { textFingerprints } from '../../src/search/text-fingerprint.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -534,6 +535,50 @@ describe('index snapshot', () => {
     expect(await answers(third)).toEqual(viaRecords);
   });
 
+  it('memories opened from the snapshot keep no text in memory: later writes and saves read their texts from the records, and every open answers as a records open does', async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 3000);
+    await closeIt(first);
+    const second = await openOn(db);
+    expect(await second.info()).toMatchObject({ openedFrom: 'snapshot' });
+    // On memories loaded from pages: metadata writes (no new vector: the index compares the text's fingerprint), a new
+    // text (re-embedded), a deletion, a new memory in the same page's range, and recalls that write access times.
+    await second.facts.update('f1', { pinned: true, importance: 1, tags: ['moved'] });
+    await second.facts.update('f2', { text: 'plays the cello on Sundays (note 2)' });
+    await second.facts.update('f3', { category: 'skill' });
+    await second.facts.delete('f4');
+    await second.facts.add({ id: 'late', userId: 'ana', text: 'adopted a second cat named Tofu' });
+    for (const query of QUERIES) await second.recall(query, { userId: 'ana', k: 5 });
+    const during = await answers(second);
+    await closeIt(second);
+
+    // The pages written again hold the records' texts, and their fingerprints.
+    const { blocks } = await rawSnapshot(db);
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    const all = new Map([...(await raw.facts.toArray()), ...(await raw.episodes.toArray())].map((r) => [r.id, r.text]));
+    raw.close();
+    expect(all.get('f2')).toBe('plays the cello on Sundays (note 2)');
+    for (const block of blocks) {
+      block.docs.ids.forEach((id, i) => expect([id, block.texts[i]]).toEqual([id, all.get(id)]));
+      expect(block.fingerprints).toEqual(textFingerprints(block.texts));
+    }
+    expect(blocks.flatMap((b) => b.docs.ids)).not.toContain('f4');
+    expect(blocks.flatMap((b) => b.docs.ids)).toContain('late');
+    const check = await openOn(db, { indexSnapshot: false });
+    const viaRecords = await answers(check);
+    await closeIt(check);
+    const third = await openOn(db);
+    expect(await third.info()).toMatchObject({ openedFrom: 'snapshot', replayed: 0 });
+    expect(await answers(third)).toEqual(viaRecords);
+    expect(during).toEqual(viaRecords);
+    const cello = await third.recall('cello', { userId: 'ana', k: 3, touch: false });
+    expect(cello[0]?.memory.id).toBe('f2');
+    expect(cello[0]?.parts.keyword).toBeGreaterThan(0);
+    const moved = await third.recall('guitar', { userId: 'ana', k: 3, touch: false, tags: ['moved'] });
+    expect(moved.map((h) => h.memory.id)).toEqual(['f1']);
+  });
+
   it('texts, ids and tags of any UTF-16 (lone surrogates, NUL, emoji, newlines in texts) come back from a snapshot open exactly as from the records', async () => {
     const db = database();
     const first = await openOn(db, { ranking: COSINE_ONLY });
@@ -629,6 +674,9 @@ describe('index snapshot', () => {
       text: 'hello',
       vector: vector!,
     });
+    // The index mirrors the records: x's holds the text it was indexed with (the first save lets the index's copy go,
+    // so the second reads it from there).
+    await db.facts.put({ id: 'x', text: 'hello' } as never);
     // A write commits (moving the mark) after the state was captured.
     await db.facts.put({ id: 'y' } as never);
     const stamp = { id: embedder.id, dimension: embedder.dimension };

@@ -4,6 +4,7 @@ import { DocTable } from '../../src/search/doc-table.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { resolveRanking } from '../../src/search/ranking.js';
+import { textFingerprints } from '../../src/search/text-fingerprint.js';
 import { rng } from '../../bench/synthetic.js';
 
 /**
@@ -28,36 +29,44 @@ function unit(d: number, random: () => number): Float32Array {
 }
 
 describe('DocTable', () => {
-  it('builds a loaded document once, on first read, and answers user and text without building it', () => {
+  it('builds a loaded document once, on first read, and answers user, kind and text without building it', () => {
     const docs = [doc('a', 'ana', { tags: ['x'] }), doc('b', 'ben')];
     const table = new DocTable();
     const reader = columns(docs);
     let built = 0;
     const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
-    table.addRow(counting, ['text a', 'text b'], 0);
-    table.addRow(counting, ['text a', 'text b'], 1);
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 0);
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 1);
     expect(table.size).toBe(2);
     expect(table.userIdOf('b')).toBe('ben');
-    expect(table.text('b')).toBe('text b');
+    expect(table.kindOf('b')).toBe('fact');
+    // A loaded row keeps its text's fingerprint, not the text.
+    expect(table.text('b')).toBeUndefined();
+    expect([table.holdsText('b', 'text b'), table.holdsText('b', 'text a'), table.holdsText('b', 'text b '), table.holdsText('c', 'text b')]).toEqual([true, false, false, false]);
     expect(built).toBe(0);
     expect(table.get('a')).toEqual(docs[0]);
     expect(table.get('a')).toBe(table.get('a'));
     expect(built).toBe(1);
   });
 
-  it('replacing a loaded document keeps its text; set, delete and clear behave as a map', () => {
+  it('replacing a loaded document keeps its text and its row; set, delete and clear behave as a map', () => {
     const table = new DocTable();
     const reader = columns([doc('a', 'ana'), doc('b', 'ana')]);
-    table.addRow(reader, ['text a', 'text b'], 0);
-    table.addRow(reader, ['text a', 'text b'], 1);
+    table.addRow(reader, textFingerprints(['text a', 'text b']), 0);
+    table.addRow(reader, textFingerprints(['text a', 'text b']), 1);
     table.setDoc({ ...doc('a', 'ana'), pinned: true });
     expect(table.get('a')!.pinned).toBe(true);
-    expect(table.text('a')).toBe('text a');
+    expect(table.peek('a')!.pinned).toBe(true);
+    expect(table.holdsText('a', 'text a')).toBe(true);
+    expect(table.batchCount).toBe(1);
+    expect(() => table.setDoc(doc('a', 'ben'))).toThrow(RangeError);
+    expect(table.userIdOf('a')).toBe('ana');
     table.setDoc(doc('nobody', 'ana'));
     expect(table.has('nobody')).toBe(false);
     table.set(doc('b', 'ben'), 'new text');
     expect(table.userIdOf('b')).toBe('ben');
     expect(table.text('b')).toBe('new text');
+    expect([table.holdsText('b', 'new text'), table.holdsText('b', 'text b')]).toEqual([true, false]);
     table.delete('a');
     expect([table.has('a'), table.get('a'), table.text('a'), table.userIdOf('a')]).toEqual([false, undefined, undefined, undefined]);
     expect([...table.ids()]).toEqual(['b']);
@@ -74,17 +83,19 @@ describe('DocTable.adopt: documents written since the open join the columns a sa
     // After the encoding: b is replaced (a new object), c removed.
     table.set({ ...docs[1]!, importance: 0.9 }, 'text b2');
     table.delete('c');
-    const adopted = table.adopt(columns(docs), ['text a', 'text b', 'text c'], docs);
+    const adopted = table.adopt(columns(docs), textFingerprints(['text a', 'text b', 'text c']), docs);
     expect(adopted).toBe(1);
     expect(table.get('a')).toEqual(docs[0]);
     expect(table.get('a')).not.toBe(docs[0]); // rebuilt from the columns: the object itself is no longer held
-    expect(table.text('a')).toBe('text a');
+    // Its text is let go: the fingerprint stays.
+    expect(table.text('a')).toBeUndefined();
+    expect(table.holdsText('a', 'text a')).toBe(true);
     expect(table.get('b')).toEqual({ ...docs[1]!, importance: 0.9 });
     expect(table.text('b')).toBe('text b2');
     expect(table.has('c')).toBe(false);
     expect(table.size).toBe(2);
     // Adopting again (a later save of the same page) changes nothing: a is a row now, not the object.
-    expect(table.adopt(columns(docs), ['text a', 'text b', 'text c'], docs)).toBe(0);
+    expect(table.adopt(columns(docs), textFingerprints(['text a', 'text b', 'text c']), docs)).toBe(0);
     expect(table.batchCount).toBe(1);
   });
 
@@ -94,8 +105,8 @@ describe('DocTable.adopt: documents written since the open join the columns a sa
     const reader = columns(docs);
     let built = 0;
     const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
-    table.addRow(counting, ['text a', 'text b'], 0);
-    table.addRow(counting, ['text a', 'text b'], 1);
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 0);
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 1);
     expect(table.peek('a')).toEqual(docs[0]);
     expect(table.peek('a')).toEqual(docs[0]);
     expect(built).toBe(2);
@@ -107,13 +118,14 @@ describe('DocTable.adopt: documents written since the open join the columns a sa
     expect(table.get('a')!.pinned).toBe(true);
     expect(table.text('a')).toBe('new a');
     // The same ids loaded again into a new batch, then replaced one by one.
-    table.addRow(reader, ['text a', 'text b'], 0);
-    table.addRow(reader, ['text a', 'text b'], 1);
-    expect(table.text('a')).toBe('text a');
+    table.addRow(reader, textFingerprints(['text a', 'text b']), 0);
+    table.addRow(reader, textFingerprints(['text a', 'text b']), 1);
+    expect(table.holdsText('a', 'text a')).toBe(true);
     table.set(doc('a', 'ana'), 'x');
-    table.setDoc(doc('b', 'ana', { importance: 1 }));
+    expect(table.batchCount).toBe(1);
+    table.set(doc('b', 'ana', { importance: 1 }), 'y');
     expect(table.batchCount).toBe(0);
-    expect(table.text('b')).toBe('text b');
+    expect(table.text('b')).toBe('y');
   });
 });
 
@@ -134,9 +146,9 @@ describe('MemoryIndex.loadBatch', () => {
     viaLoad.load(docs.map((x, i) => ({ doc: x, text: texts[i]!, vector: vectors[i]! })));
     const viaBatch = new MemoryIndex(d);
     // Two batches, the second repeating an id of the first (the later row wins, as with load()).
-    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), texts: texts.slice(0, 200), vectors: flat.subarray(0, 200 * d) });
+    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), texts: texts.slice(0, 200), fingerprints: textFingerprints(texts.slice(0, 200)), vectors: flat.subarray(0, 200 * d) });
     const again = { ...docs[5]!, userId: 'ben', fields: { n: 99 } };
-    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), texts: [...texts.slice(200), 'replaced'], vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
+    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), texts: [...texts.slice(200), 'replaced'], fingerprints: textFingerprints([...texts.slice(200), 'replaced']), vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
     viaLoad.upsert({ doc: again, text: 'replaced', vector: vectors[6]! });
 
     const ranking = resolveRanking();
@@ -152,7 +164,7 @@ describe('MemoryIndex.loadBatch', () => {
     };
     compare();
     expect(viaBatch.doc('m5')).toEqual(again);
-    expect(viaBatch.text('m5')).toBe('replaced');
+    expect([viaBatch.holdsText('m5', 'replaced'), viaBatch.holdsText('m5', texts[5]!)]).toEqual([true, false]);
     // Writes after the load: an update of a document still in column form, a removal, a new text.
     for (const index of [viaBatch, viaLoad]) {
       index.updateDoc({ ...index.doc('m10')!, pinned: true });
@@ -160,6 +172,7 @@ describe('MemoryIndex.loadBatch', () => {
       index.upsert({ doc: docs[12]!, text: 'now about tea', vector: vectors[13]! });
     }
     compare();
-    expect(viaBatch.text('m10')).toBe(texts[10]);
+    expect(viaBatch.holdsText('m10', texts[10]!)).toBe(true);
+    expect(viaBatch.text('m12')).toBe('now about tea');
   });
 });

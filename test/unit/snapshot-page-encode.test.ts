@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
-import { decodePage, encodePage } from '../../src/search/persistence/snapshot-page.js';
+import { decodePage, encodePage, type TextSource } from '../../src/search/persistence/snapshot-page.js';
+import { textFingerprints } from '../../src/search/text-fingerprint.js';
 import { termListsOf } from '../../src/search/term-lists.js';
 import { rng } from '../../bench/synthetic.js';
 
@@ -11,8 +12,15 @@ import { rng } from '../../bench/synthetic.js';
  * gives (vectors bit for bit, with the matrix's bounds metadata, documents,
  * texts and their term lists), and a memory that leaves the index while the
  * page waits between steps makes the page null (the save then writes
- * nothing), whether its row was read already or not yet.
+ * nothing), whether its row was read already or not yet. The texts the
+ * index does not keep (rows loaded from a page) are read from the records,
+ * once per page, and only those.
  */
+
+/** A text source for an index that holds every text: it must not be asked. */
+const unasked: TextSource = async (ids) => {
+  throw new Error(`texts read for ${ids.length} memories the index holds`);
+};
 
 const WORDS = ['garden', 'piano', 'Porto', 'café', 'naïve', 'hiking', 'museum', 'the', 'and', 'runs', 'running', '東京', '42'];
 
@@ -47,7 +55,7 @@ describe('encodePage in steps', () => {
         // Pages list their ids in any order (a page keeps its members' insertion order, across users).
         const order = [...ids].reverse();
         const paces: number[] = [];
-        const stepped = await encodePage(index, order, 3, 'page:3:g', async () => {
+        const stepped = await encodePage(index, order, 3, 'page:3:g', unasked, async () => {
           paces.push(paces.length);
         });
         expect(stepped).not.toBeNull();
@@ -63,6 +71,7 @@ describe('encodePage in steps', () => {
         const texts = order.map((id) => index.text(id)!);
         expect(row.texts).toEqual(texts);
         expect(row.terms).toEqual(termListsOf(texts));
+        expect(row.fingerprints).toEqual(textFingerprints(texts));
         expect(row.key).toBe('page:3:g');
         expect(row.page).toBe(3);
 
@@ -74,6 +83,26 @@ describe('encodePage in steps', () => {
         expect(batch.docs.ids).toEqual(order);
         order.forEach((id, i) => expect(batch.docs.doc(i)).toEqual(index.doc(id)));
         expect(bits(batch.vectors)).toEqual(bits(vectors));
+
+        // Loaded into another index, the page's rows keep no text: encoding them again reads the texts from the
+        // records (one call, for exactly those ids) and gives the same page.
+        const loaded = new MemoryIndex(d, { simd });
+        loaded.loadBatch(batch);
+        expect(order.map((id) => loaded.text(id))).toEqual(order.map(() => undefined));
+        const calls: string[][] = [];
+        const records: TextSource = async (wanted) => {
+          calls.push([...wanted]);
+          return new Map(wanted.map((id) => [id, index.text(id)!]));
+        };
+        const again = (await encodePage(loaded, order, 3, 'page:3:g', records))!;
+        expect(calls).toEqual([order]);
+        expect(again.row).toEqual(row);
+        expect(bits(again.payload[0] as Float32Array)).toEqual(bits(vectors));
+        // A record whose text is not the one indexed (a write not applied yet), or that is gone, makes the page null.
+        const changed: TextSource = async (wanted) => new Map(wanted.map((id, i) => [id, i === 7 ? 'rewritten' : index.text(id)!]));
+        expect(await encodePage(loaded, order, 3, 'k', changed)).toBeNull();
+        const gone: TextSource = async (wanted) => new Map(wanted.slice(1).map((id) => [id, index.text(id)!]));
+        expect(await encodePage(loaded, order, 3, 'k', gone)).toBeNull();
       });
     }
   }
@@ -82,7 +111,7 @@ describe('encodePage in steps', () => {
     for (const leaving of ['m5', 'm1200']) {
       const { index, ids } = indexOf(1300, 8, true);
       let paced = 0;
-      const page = await encodePage(index, ids, 0, 'k', async () => {
+      const page = await encodePage(index, ids, 0, 'k', unasked, async () => {
         if (paced++ === 0) index.remove(leaving);
       });
       expect(page).toBeNull();
@@ -92,19 +121,19 @@ describe('encodePage in steps', () => {
   it('runs without pauses for a page of one step, and for an empty page', async () => {
     const { index, ids } = indexOf(300, 8, true);
     let paced = 0;
-    const page = await encodePage(index, ids, 0, 'k', async () => {
+    const page = await encodePage(index, ids, 0, 'k', unasked, async () => {
       paced++;
     });
     expect(page!.row.texts).toHaveLength(300);
     expect(paced).toBe(1);
-    const empty = await encodePage(index, [], 1, 'e');
+    const empty = await encodePage(index, [], 1, 'e', unasked);
     expect(empty!.row.texts).toEqual([]);
     expect(empty!.row.quantized).toBeNull();
   });
 });
 
 describe('adopting an encoded page', () => {
-  it('leaves every document, text and search answer as it was, and a write after the encoding wins', async () => {
+  it('leaves every document and search answer as it was, keeps fingerprints for the texts, and a write after the encoding wins', async () => {
     const { index, ids } = indexOf(1300, 16, true);
     const { resolveRanking } = await import('../../src/search/ranking.js');
     const ranking = resolveRanking();
@@ -114,22 +143,24 @@ describe('adopting an encoded page', () => {
       ['u1', 'u2'].flatMap((userId) =>
         queries.map((vector, q) => index.search(userId, { vector, text: q % 2 ? 'garden piano' : 'museum' }, { k: 12, ranking, now: 1_700_001_000_000, ...(q % 3 === 0 ? { tags: ['t'] } : {}) })),
       );
-    const encoded = (await encodePage(index, ids, 0, 'page:0:g'))!;
+    const encoded = (await encodePage(index, ids, 0, 'page:0:g', unasked))!;
     // Written after the encoding: this one keeps its new document, not the encoded one.
     const later = { ...index.doc('m3')!, pinned: true, importance: 1 };
     index.updateDoc(later);
     const before = { docs: ids.map((id) => index.doc(id)), texts: ids.map((id) => index.text(id)), answers: answers() };
     const { readColumns } = await import('../../src/search/doc-columns.js');
-    expect(index.adoptDocs(readColumns(encoded.row.docs)!, encoded.row.texts, encoded.docs)).toBe(1299);
+    expect(index.adoptDocs(readColumns(encoded.row.docs)!, encoded.row.fingerprints!, encoded.docs)).toBe(1299);
     expect(index.doc('m3')).toBe(later);
     expect(ids.map((id) => index.doc(id))).toEqual(before.docs);
-    expect(ids.map((id) => index.text(id))).toEqual(before.texts);
+    // The adopted documents' texts are let go (m3 was not adopted: it keeps its text); the index still tells them apart.
+    expect(ids.map((id) => index.text(id))).toEqual(ids.map((id, i) => (id === 'm3' ? before.texts[i] : undefined)));
+    expect(ids.every((id, i) => index.holdsText(id, before.texts[i]!) && !index.holdsText(id, `${before.texts[i]} again`))).toBe(true);
     expect(answers()).toEqual(before.answers);
     // And writes after the adoption still land.
     index.updateDoc({ ...index.doc('m5')!, pinned: true });
     index.remove('m6');
     expect(index.doc('m5')!.pinned).toBe(true);
     expect(index.doc('m6')).toBeUndefined();
-    expect(index.text('m5')).toBe(before.texts[5]);
+    expect(index.holdsText('m5', before.texts[5]!)).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
 import { readTermLists, termListsOfTokens, type TermLists } from '../term-lists.js';
 import { tokenize } from '../tokenize.js';
+import { textFingerprints } from '../text-fingerprint.js';
 import type { PayloadFile } from './page-files.js';
 
 /**
@@ -39,6 +40,8 @@ export interface SnapshotPage {
   texts: string[];
   /** The texts' index terms; absent from pages saved before engram kept them. */
   terms?: TermLists;
+  /** The texts' fingerprints (search/text-fingerprint.ts), which the index keeps instead of the texts; absent from pages saved before engram kept them (computed at load then). */
+  fingerprints?: Float64Array;
   /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their rows' norms when `quantized` is set. */
   payload: Blob | PayloadFile;
   /** How to read the norms that follow the vectors in `payload`; null when the saving index kept none. */
@@ -53,6 +56,9 @@ export interface SnapshotPage {
  */
 const ENCODE_STEP = 512;
 
+/** Reads the texts of memories from their records (the index keeps no text for a memory loaded from a snapshot page). */
+export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>>;
+
 /**
  * One page's row, read from the index, and its payload's parts (which the
  * caller stores: see `payload`); null if one of its memories is no longer
@@ -60,7 +66,10 @@ const ENCODE_STEP = 512;
  * awaited between steps (the caller yields to calls there), so a page may
  * mix states of the index from before and after a write: the save that
  * encodes it checks the store's write mark at the end and does not commit
- * then (every change of the index moves the mark). `docs` are the documents
+ * then (every change of the index moves the mark). The texts the index
+ * does not hold (memories loaded from a page) are read from their records
+ * with `readTexts` first; a record whose text is not the one indexed (a
+ * write not applied yet) makes the page null too. `docs` are the documents
  * encoded, as the index held them (see `MemoryIndex.adoptDocs`).
  */
 export async function encodePage(
@@ -68,9 +77,12 @@ export async function encodePage(
   ids: readonly string[],
   page: number,
   key: string,
+  readTexts: TextSource,
   pace: () => Promise<void> = async () => undefined,
 ): Promise<{ row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[]; docs: IndexDoc[] } | null> {
   const dimension = index.dimension;
+  const unheld = ids.filter((id) => index.text(id) === undefined);
+  const read = unheld.length > 0 ? await readTexts(unheld) : new Map<string, string>();
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
   const texts: string[] = [];
@@ -81,8 +93,12 @@ export async function encodePage(
     for (let i = from; i < to; i++) {
       const id = ids[i]!;
       const doc = index.peekDoc(id);
-      const text = index.text(id);
-      if (!doc || text === undefined || !index.vectorInto(id, vectors, i * dimension)) return null;
+      let text = index.text(id);
+      if (text === undefined) {
+        text = read.get(id);
+        if (text === undefined || !index.holdsText(id, text)) return null;
+      }
+      if (!doc || !index.vectorInto(id, vectors, i * dimension)) return null;
       docs.push(doc);
       texts.push(text);
       tokens.push(tokenize(text));
@@ -98,6 +114,7 @@ export async function encodePage(
       docs: encodeDocs(docs),
       texts,
       terms: termListsOfTokens(tokens),
+      fingerprints: textFingerprints(texts),
       quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
     },
     payload: quantized ? [vectors, quantized.rows] : [vectors],
@@ -120,9 +137,10 @@ export function decodePage(row: Omit<SnapshotPage, 'payload'>, payload: Uint8Arr
   const vectors = new Float32Array(payload.buffer, payload.byteOffset, floats);
   const rows = payload.subarray(floats * 4);
   const lists = readTermLists(row.terms, n);
+  const fingerprints = row.fingerprints instanceof Float64Array && row.fingerprints.length === n ? row.fingerprints : textFingerprints(row.texts);
   const quantized = row.quantized;
-  if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, lists, vectors } : null;
+  if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, fingerprints, lists, vectors } : null;
   // Norms that do not fit are left out: the matrix then computes them itself.
   const fits = n > 0 && rows.length % n === 0 && quantized.unbounded.every((i) => Number.isInteger(i) && i >= 0 && i < n);
-  return { docs, texts: row.texts, lists, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
+  return { docs, texts: row.texts, fingerprints, lists, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
 }
