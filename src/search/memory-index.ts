@@ -44,12 +44,10 @@ export interface IndexChange {
 export interface IndexBatch {
   /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
   docs: DocColumnsReader;
-  /** Their texts: the keyword postings are built from `lists` when there are lists, else from these (either way they are let go once built). */
-  texts: readonly string[];
   /** Their texts' fingerprints (search/text-fingerprint.ts): what the index keeps of the texts. */
   fingerprints: Float64Array;
-  /** Their texts' index terms (search/term-lists.ts), when the snapshot kept them: the keyword postings are built from these. */
-  lists?: TermListsReader;
+  /** Their texts' index terms (search/term-lists.ts): the keyword postings are built from these. */
+  lists: TermListsReader;
   /** One vector per memory, end to end. */
   vectors: Float32Array;
   /** Their bounds' metadata as `quantizedRows` gave it, when it was kept (the matrix computes it otherwise). */
@@ -210,7 +208,7 @@ export class MemoryIndex {
    * column form until they are read.
    */
   loadBatch(batch: IndexBatch): void {
-    const { docs, texts, fingerprints, lists, vectors, quantized } = batch;
+    const { docs, fingerprints, lists, vectors, quantized } = batch;
     const d = this.dimension;
     const ids = docs.ids;
     const n = docs.size;
@@ -231,7 +229,7 @@ export class MemoryIndex {
       for (let i = start; i < end; i++) {
         user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.dated(i), docs.speaker(i), true);
       }
-      user.pendingKeywords.add(ids, texts, start, end, lists);
+      user.pendingKeywords.add(ids, undefined, start, end, lists);
       start = end;
     };
     for (let i = 0; i < n; i++) {

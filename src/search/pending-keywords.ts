@@ -20,7 +20,8 @@ const MAX_LOOK_EXTENSION = 256;
 
 interface Chunk {
   ids: readonly string[];
-  texts: readonly (string | null)[];
+  /** The documents' texts (null: a removal); a chunk that came with term lists needs none (a snapshot page keeps no texts). */
+  texts?: readonly (string | null)[];
   lists?: TermListsReader;
   next: number;
   end: number;
@@ -94,9 +95,10 @@ export class PendingKeywords {
   /**
    * Queues documents `start` to `end` of parallel `ids` and `texts` (the
    * arrays must not change afterwards), and of `lists`, their terms, when
-   * given (then no text is null).
+   * given (then no document is a removal, and `texts` may be left out).
    */
-  add(ids: readonly string[], texts: readonly (string | null)[], start = 0, end = ids.length, lists?: TermListsReader): void {
+  add(ids: readonly string[], texts: readonly (string | null)[] | undefined, start = 0, end = ids.length, lists?: TermListsReader): void {
+    if (!texts && !lists) throw new RangeError('queued documents need their texts or their term lists');
     if (end <= start) return;
     if (this.count === 0) this.ownsBuilt = this.keywords.size === 0;
     const chunk: Chunk = { ids, texts, lists, next: start, end, base: this.added - start };
@@ -208,7 +210,7 @@ export class PendingKeywords {
         this.trimDue = true;
       } else {
         for (let i = chunk.next; i < stop; i++) {
-          const text = chunk.texts[i]!;
+          const text = chunk.texts![i]!;
           if (text === null) keywords.remove(chunk.ids[i]!);
           else keywords.upsert(chunk.ids[i]!, text);
         }
@@ -256,7 +258,7 @@ export class PendingKeywords {
     for (const chunk of this.chunks) {
       if (chunk.lists) continue;
       let removals = 0;
-      for (let i = chunk.next; i < chunk.end; i++) if (chunk.texts[i] === null) removals++;
+      for (let i = chunk.next; i < chunk.end; i++) if (isRemoval(chunk, i)) removals++;
       // A chunk is all texts or all removals (MemoryIndex queues removals one by one).
       if (removals > 0 && removals < chunk.end - chunk.next) return undefined;
       if (removals === 0) texts += chunk.end - chunk.next;
@@ -278,7 +280,7 @@ export class PendingKeywords {
       const flags = new Uint8Array(chunk.end - chunk.next);
       chunk.last = { from: chunk.next, flags };
       for (let i = chunk.next; i < chunk.end; i++) {
-        if (chunk.texts[i] === null) {
+        if (isRemoval(chunk, i)) {
           if (look.lastOf.get(chunk.ids[i]!) === chunk.base + i) look.removed.add(chunk.ids[i]!);
           continue;
         }
@@ -317,7 +319,7 @@ export class PendingKeywords {
         }
       }
       look.lastOf.set(id, chunk.base + i);
-      if (chunk.texts[i] === null) {
+      if (isRemoval(chunk, i)) {
         look.removed.add(id);
         continue;
       }
@@ -339,10 +341,10 @@ export class PendingKeywords {
 function withLists(chunk: Chunk): boolean {
   if (chunk.lists) return true;
   let removals = 0;
-  for (let i = chunk.next; i < chunk.end; i++) if (chunk.texts[i] === null) removals++;
+  for (let i = chunk.next; i < chunk.end; i++) if (isRemoval(chunk, i)) removals++;
   if (removals === chunk.end - chunk.next) return true;
   if (removals > 0) return false;
-  const texts = chunk.texts.slice(chunk.next, chunk.end) as string[];
+  const texts = chunk.texts!.slice(chunk.next, chunk.end) as string[];
   const lists = readTermLists(termListsOf(texts), texts.length);
   if (!lists) return false; // (cannot happen: fresh lists always read)
   chunk.lists = lists;
@@ -352,6 +354,11 @@ function withLists(chunk: Chunk): boolean {
   chunk.end -= chunk.next;
   chunk.next = 0;
   return true;
+}
+
+/** Whether document `i` of `chunk` is a removal (a chunk with term lists holds none). */
+function isRemoval(chunk: Chunk, i: number): boolean {
+  return chunk.texts !== undefined && chunk.texts[i] === null;
 }
 
 /** A chunk's term lists turned around: per term number, the documents holding it (ascending) and its frequency in each, so a query reads a term's documents without a pass over the chunk. */

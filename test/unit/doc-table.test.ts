@@ -5,6 +5,9 @@ import type { IndexDoc } from '../../src/search/index-doc.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { resolveRanking } from '../../src/search/ranking.js';
 import { textFingerprints } from '../../src/search/text-fingerprint.js';
+import { readTermLists, termListsOf } from '../../src/search/term-lists.js';
+
+const listsOf = (texts: string[]) => readTermLists(termListsOf(texts), texts.length)!;
 import { rng } from '../../bench/synthetic.js';
 
 /**
@@ -146,9 +149,9 @@ describe('MemoryIndex.loadBatch', () => {
     viaLoad.load(docs.map((x, i) => ({ doc: x, text: texts[i]!, vector: vectors[i]! })));
     const viaBatch = new MemoryIndex(d);
     // Two batches, the second repeating an id of the first (the later row wins, as with load()).
-    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), texts: texts.slice(0, 200), fingerprints: textFingerprints(texts.slice(0, 200)), vectors: flat.subarray(0, 200 * d) });
+    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), fingerprints: textFingerprints(texts.slice(0, 200)), lists: listsOf(texts.slice(0, 200)), vectors: flat.subarray(0, 200 * d) });
     const again = { ...docs[5]!, userId: 'ben', fields: { n: 99 } };
-    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), texts: [...texts.slice(200), 'replaced'], fingerprints: textFingerprints([...texts.slice(200), 'replaced']), vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
+    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), fingerprints: textFingerprints([...texts.slice(200), 'replaced']), lists: listsOf([...texts.slice(200), 'replaced']), vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
     viaLoad.upsert({ doc: again, text: 'replaced', vector: vectors[6]! });
 
     const ranking = resolveRanking();

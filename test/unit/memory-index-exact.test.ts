@@ -5,6 +5,7 @@ import { encodeDocs, readColumns } from '../../src/search/doc-columns.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
 import { KeywordIndex } from '../../src/search/keyword-index.js';
 import { textFingerprints } from '../../src/search/text-fingerprint.js';
+import { readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { resolveRanking, type Ranking, type RankingOptions } from '../../src/search/ranking.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
@@ -147,7 +148,7 @@ function buildStore(spec: StoreSpec): Store {
     const docs = readColumns(structuredClone(encodeDocs(batched.map((m) => m.doc))))!;
     const joined = new Float32Array(batched.length * dim);
     batched.forEach((m, i) => joined.set(m.vector, i * dim));
-    index.loadBatch({ docs, texts: batched.map((m) => m.text), fingerprints: textFingerprints(batched.map((m) => m.text)), vectors: joined });
+    index.loadBatch({ docs, fingerprints: textFingerprints(batched.map((m) => m.text)), lists: readTermLists(termListsOf(batched.map((m) => m.text)), batched.length)!, vectors: joined });
   }
   const rest = memories.slice(batched.length);
   const half = Math.floor(rest.length / 2);

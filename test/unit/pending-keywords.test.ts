@@ -41,7 +41,7 @@ function scenario(seed: number): { steps: Step[]; ids: string[] } {
 function queue(steps: Step[]): PendingKeywords {
   const pending = new PendingKeywords(new KeywordIndex());
   for (const step of steps) {
-    if (step.kind === 'page') pending.add(step.ids, step.texts, 0, step.ids.length, readTermLists(termListsOf(step.texts), step.texts.length));
+    if (step.kind === 'page') pending.add(step.ids, undefined, 0, step.ids.length, readTermLists(termListsOf(step.texts), step.texts.length));
     else if (step.kind === 'texts') pending.add(step.ids, step.texts);
     else pending.add([step.id], [step.text]);
   }
@@ -120,7 +120,7 @@ describe('keyword queries over queued postings', () => {
     expect(growing.size).toBeGreaterThan(0);
     expect(growing.size).toBeLessThan(queued);
     for (const step of steps.slice(half)) {
-      if (step.kind === 'page') growing.add(step.ids, step.texts, 0, step.ids.length, readTermLists(termListsOf(step.texts), step.texts.length));
+      if (step.kind === 'page') growing.add(step.ids, undefined, 0, step.ids.length, readTermLists(termListsOf(step.texts), step.texts.length));
       else if (step.kind === 'texts') growing.add(step.ids, step.texts);
       else growing.add([step.id], [step.text]);
     }
@@ -166,12 +166,18 @@ describe('keyword queries over queued postings', () => {
         // The same lists with their terms numbered in reverse: unsorted, as first-seen order mostly is.
         const last = lists.terms.length - 1;
         const unsorted = { ...lists, terms: [...lists.terms].reverse(), term: lists.term.map((n) => last - n), sorted: false };
-        pending.add(step.ids, step.texts, 0, step.ids.length, unsorted);
+        pending.add(step.ids, undefined, 0, step.ids.length, unsorted);
       } else if (step.kind === 'texts') pending.add(step.ids, step.texts);
       else pending.add([step.id], [step.text]);
     }
     const queued = pending.size;
     expect(answers((text, options) => pending.query(text, options), ids)).toEqual(expected);
     expect(pending.size).toBe(queued);
+  });
+
+  it('take a page of documents by their term lists alone (a snapshot page keeps no texts), and refuse documents with neither', () => {
+    const pending = new PendingKeywords(new KeywordIndex());
+    expect(() => pending.add(['a'], undefined)).toThrow(RangeError);
+    expect(pending.size).toBe(0);
   });
 });

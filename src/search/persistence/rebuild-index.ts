@@ -45,7 +45,6 @@ export async function rebuildIndex(
     const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index, pageFiles, snapshot.stored);
     if (pages) {
       snapshots.restore(pages, layout);
-      snapshots.rewrite(pages.filter((p) => p.outdated).map((p) => p.page));
       ctx.index.reportChangesTo(snapshots);
       // The writes after the snapshot (a tab killed before it saved): their pages are dirty, so the next save writes them.
       ctx.index.replay(since);

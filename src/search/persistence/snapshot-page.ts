@@ -15,9 +15,12 @@ import type { PayloadFile } from './page-files.js';
  *   restores a few typed arrays instead of thousands of objects, and the
  *   index builds a document only when it is read;
  * - the texts' index terms (search/term-lists.ts), from which the keyword
- *   postings are built without tokenising the texts again (a page saved
- *   without them, or under another tokenizer version, has its texts
- *   tokenised, and is rewritten by the next save: `hasTerms`);
+ *   postings are built without tokenising the texts again, and the texts'
+ *   fingerprints (search/text-fingerprint.ts), which is all the index keeps
+ *   of a loaded memory's text; not the texts, which were a third of the
+ *   bytes and most of the time of reading the pages (a page whose lists
+ *   this engram cannot read, from another tokenizer version, is not used:
+ *   the open reads the records);
  * - the vectors end to end, which the index copies into its matrix in one go;
  * - the per-row norms the matrix bounds scores with (simd/split-rows.ts), so
  *   opening does not compute them again. They are tagged with their layout
@@ -37,11 +40,10 @@ export interface SnapshotPage {
   key: string;
   page: number;
   docs: DocColumns;
-  texts: string[];
-  /** The texts' index terms; absent from pages saved before engram kept them. */
-  terms?: TermLists;
-  /** The texts' fingerprints (search/text-fingerprint.ts), which the index keeps instead of the texts; absent from pages saved before engram kept them (computed at load then). */
-  fingerprints?: Float64Array;
+  /** The texts' index terms. */
+  terms: TermLists;
+  /** The texts' fingerprints (search/text-fingerprint.ts). */
+  fingerprints: Float64Array;
   /** The page's vectors end to end (`docs.ids.length × dimension` f32), then their rows' norms when `quantized` is set. */
   payload: Blob | PayloadFile;
   /** How to read the norms that follow the vectors in `payload`; null when the saving index kept none. */
@@ -112,7 +114,6 @@ export async function encodePage(
       key,
       page,
       docs: encodeDocs(docs),
-      texts,
       terms: termListsOfTokens(tokens),
       fingerprints: textFingerprints(texts),
       quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
@@ -125,22 +126,24 @@ export async function encodePage(
 /**
  * What `MemoryIndex.loadBatch` takes, from a page read back and its payload's
  * bytes (at a 4-byte aligned offset; the batch views them, so they must stay
- * until it is loaded); null when the page does not fit together (the
- * snapshot is then ignored).
+ * until it is loaded); null when the page does not fit together, or its
+ * term lists are of another tokenizer version (the snapshot is then
+ * ignored).
  */
 export function decodePage(row: Omit<SnapshotPage, 'payload'>, payload: Uint8Array, dimension: number): IndexBatch | null {
   const docs = readColumns(row.docs);
   if (!docs) return null;
   const n = docs.size;
   const floats = n * dimension;
-  if (row.texts.length !== n || payload.byteLength < floats * 4 || payload.byteOffset % 4 !== 0) return null;
+  const { fingerprints } = row;
+  if (!(fingerprints instanceof Float64Array) || fingerprints.length !== n || payload.byteLength < floats * 4 || payload.byteOffset % 4 !== 0) return null;
+  const lists = readTermLists(row.terms, n);
+  if (!lists) return null;
   const vectors = new Float32Array(payload.buffer, payload.byteOffset, floats);
   const rows = payload.subarray(floats * 4);
-  const lists = readTermLists(row.terms, n);
-  const fingerprints = row.fingerprints instanceof Float64Array && row.fingerprints.length === n ? row.fingerprints : textFingerprints(row.texts);
   const quantized = row.quantized;
-  if (!quantized) return rows.length === 0 ? { docs, texts: row.texts, fingerprints, lists, vectors } : null;
+  if (!quantized) return rows.length === 0 ? { docs, fingerprints, lists, vectors } : null;
   // Norms that do not fit are left out: the matrix then computes them itself.
   const fits = n > 0 && rows.length % n === 0 && quantized.unbounded.every((i) => Number.isInteger(i) && i >= 0 && i < n);
-  return { docs, texts: row.texts, fingerprints, lists, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
+  return { docs, fingerprints, lists, vectors, quantized: fits ? { layout: quantized.layout, rows, unbounded: quantized.unbounded } : undefined };
 }
