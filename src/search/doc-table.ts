@@ -89,6 +89,14 @@ export class DocTable {
     return this.batches[Math.floor(entry / ROWS)]!.fingerprints[entry % ROWS] === textFingerprint(text);
   }
 
+  /** The fingerprint of the text `id` was indexed with (search/text-fingerprint.ts). */
+  fingerprintOf(id: string): number | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (typeof entry !== 'number') return textFingerprint(this.texts.get(id)!);
+    return this.batches[Math.floor(entry / ROWS)]!.fingerprints[entry % ROWS];
+  }
+
   ids(): IterableIterator<string> {
     return this.entries.keys();
   }

@@ -135,6 +135,11 @@ export class MemoryIndex {
     return this.docs.kindOf(id);
   }
 
+  /** The fingerprint of the text `id` is indexed with. */
+  fingerprintOf(id: string): number | undefined {
+    return this.docs.fingerprintOf(id);
+  }
+
   /** Whether `id` is indexed with `text` (compares fingerprints where the index keeps no text). */
   holdsText(id: string, text: string): boolean {
     return this.docs.holdsText(id, text);

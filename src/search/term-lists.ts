@@ -40,13 +40,38 @@ export interface TermListsReader extends Omit<TermLists, 'terms'> {
 
 const MAX_FREQ = 65_535;
 
+/**
+ * One document's entry in term lists: its distinct terms in the order they
+ * first occur, their frequencies, and its count of tokens. A page saved
+ * again takes the entries of its unchanged documents from the stored page
+ * (`docTermsAt`) rather than their texts, which the index does not keep.
+ */
+export interface DocTerms {
+  terms: readonly string[];
+  freqs: ArrayLike<number>;
+  length: number;
+}
+
+/** Document `i`'s entry in `lists`. */
+export function docTermsAt(lists: TermListsReader, i: number): DocTerms {
+  const from = lists.start[i]!;
+  const to = lists.start[i + 1]!;
+  const terms: string[] = [];
+  for (let k = from; k < to; k++) terms.push(lists.terms[lists.term[k]!]!);
+  return { terms, freqs: lists.freq.subarray(from, to), length: lists.length[i]! };
+}
+
 /** The term lists of `texts`, in order. */
 export function termListsOf(texts: readonly string[]): TermLists {
   return termListsOfTokens(texts.map(tokenize));
 }
 
-/** The term lists of documents already tokenised (`tokenize` of each text, in order), so a caller can tokenise in slices. */
-export function termListsOfTokens(documents: readonly (readonly string[])[]): TermLists {
+/**
+ * The term lists of documents already tokenised (`tokenize` of each text, in
+ * order), so a caller can tokenise in slices, or given by their entries
+ * (`DocTerms`, from lists made before: the same lists as their tokens give).
+ */
+export function termListsOfTokens(documents: readonly (readonly string[] | DocTerms)[]): TermLists {
   const terms: string[] = [];
   const numberOf = new Map<string, number>();
   const start = new Uint32Array(documents.length + 1);
@@ -56,8 +81,25 @@ export function termListsOfTokens(documents: readonly (readonly string[])[]): Te
   // Where this document's terms start in `term`, by term number (-1: not in it), reset after each document.
   const slotOf: number[] = [];
   for (let i = 0; i < documents.length; i++) {
-    const tokens = documents[i]!;
+    const document = documents[i]!;
     const first = term.length;
+    if (!Array.isArray(document)) {
+      // Distinct terms already counted: numbered as their tokens would be, in the same order.
+      const entry = document as DocTerms;
+      entry.terms.forEach((token, k) => {
+        let n = numberOf.get(token);
+        if (n === undefined) {
+          numberOf.set(token, (n = terms.push(token) - 1));
+          slotOf.push(-1);
+        }
+        term.push(n);
+        freq.push(entry.freqs[k]!);
+      });
+      length[i] = entry.length;
+      start[i + 1] = term.length;
+      continue;
+    }
+    const tokens = document as readonly string[];
     for (const token of tokens) {
       let n = numberOf.get(token);
       if (n === undefined) {

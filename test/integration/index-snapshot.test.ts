@@ -1,12 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
+import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
+import { unheldTerms } from '../../src/search/persistence/unheld-terms.js';
 import { buildFact } from '../../src/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { textFingerprint, textFingerprints } from '../../src/search/text-fingerprint.js';
-import { termListsOf } from '../../src/search/term-lists.js';
+import { docTermsAt, readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -534,6 +535,39 @@ describe('index snapshot', () => {
     expect(rewritten.key).not.toBe(blocks.find((b) => b.docs.ids.includes('f7'))!.key);
     expect(rewritten.terms).toEqual(blocks.find((b) => b.docs.ids.includes('f7'))!.terms);
     expect(rewritten.fingerprints).toEqual(blocks.find((b) => b.docs.ids.includes('f7'))!.fingerprints);
+  });
+
+  it("a save takes an unchanged memory's terms from the stored page, not its record; a changed or foreign one from its record, and none when the record's text is not the indexed one", async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 3000);
+    await closeIt(first);
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    await raw.open();
+    const embedder = await realEmbedder();
+    const index = new MemoryIndex(embedder.dimension);
+    const { pages } = await loadSnapshot(raw, { id: embedder.id, dimension: embedder.dimension }, index);
+    const page = pages![1]!;
+    const ids = page.ids.slice(0, 300);
+    expect(ids.map((id) => index.text(id))).toEqual(ids.map(() => undefined));
+    const termsOf = (text: string) => docTermsAt(readTermLists(termListsOf([text]), 1)!, 0);
+    const texts = new Map((await raw.facts.bulkGet(ids)).map((f) => [f!.id, f!.text]));
+    const reads = vi.spyOn(raw.facts, 'bulkGet');
+    const source = unheldTerms(raw, index);
+    // From the stored page: every id, no record read.
+    const stored = await source(ids, page.page);
+    expect(reads).not.toHaveBeenCalled();
+    expect(ids.map((id) => stored.get(id))).toEqual(ids.map((id) => termsOf(texts.get(id)!)));
+    // Asked under another page (a save of another layout): from the records, in one read, the same terms.
+    const other = pages![0]!.page;
+    expect(await source(ids, other)).toEqual(stored);
+    expect(reads).toHaveBeenCalledTimes(1);
+    // A record rewritten behind the index's back (a write not applied yet) is left out: the page is not saved from it.
+    await raw.facts.update(ids[0]!, { text: 'rewritten meanwhile' });
+    const partial = await source(ids, other);
+    expect([partial.has(ids[0]!), partial.size]).toEqual([false, ids.length - 1]);
+    reads.mockRestore();
+    raw.close();
   });
 
   it('memories opened from the snapshot keep no text in memory: later writes and saves read their texts from the records, and every open answers as a records open does', async () => {

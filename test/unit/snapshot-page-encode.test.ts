@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
-import { decodePage, encodePage, type TextSource } from '../../src/search/persistence/snapshot-page.js';
+import { decodePage, encodePage, type TermSource } from '../../src/search/persistence/snapshot-page.js';
 import { textFingerprints } from '../../src/search/text-fingerprint.js';
-import { termListsOf } from '../../src/search/term-lists.js';
+import { docTermsAt, readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { rng } from '../../bench/synthetic.js';
 
 /**
@@ -12,15 +12,18 @@ import { rng } from '../../bench/synthetic.js';
  * gives (vectors bit for bit, with the matrix's bounds metadata, documents,
  * texts and their term lists), and a memory that leaves the index while the
  * page waits between steps makes the page null (the save then writes
- * nothing), whether its row was read already or not yet. The texts the
- * index does not keep (rows loaded from a page) are read from the records,
- * once per page, and only those.
+ * nothing), whether its row was read already or not yet. The terms of
+ * memories whose text the index does not keep (rows loaded from a page)
+ * are asked for once per page, and only those.
  */
 
-/** A text source for an index that holds every text: it must not be asked. */
-const unasked: TextSource = async (ids) => {
-  throw new Error(`texts read for ${ids.length} memories the index holds`);
+/** A term source for an index that holds every text: it must not be asked. */
+const unasked: TermSource = async (ids) => {
+  throw new Error(`terms read for ${ids.length} memories the index holds`);
 };
+
+/** A text's entry in term lists. */
+const termsOf = (text: string) => docTermsAt(readTermLists(termListsOf([text]), 1)!, 0);
 
 const WORDS = ['garden', 'piano', 'Porto', 'café', 'naïve', 'hiking', 'museum', 'the', 'and', 'runs', 'running', '東京', '42'];
 
@@ -89,19 +92,21 @@ describe('encodePage in steps', () => {
         const loaded = new MemoryIndex(d, { simd });
         loaded.loadBatch(batch);
         expect(order.map((id) => loaded.text(id))).toEqual(order.map(() => undefined));
-        const calls: string[][] = [];
-        const records: TextSource = async (wanted) => {
-          calls.push([...wanted]);
-          return new Map(wanted.map((id) => [id, index.text(id)!]));
+        const calls: [string[], number][] = [];
+        const records: TermSource = async (wanted, at) => {
+          calls.push([[...wanted], at]);
+          return new Map(wanted.map((id) => [id, termsOf(index.text(id)!)]));
         };
         const again = (await encodePage(loaded, order, 3, 'page:3:g', records))!;
-        expect(calls).toEqual([order]);
+        expect(calls).toEqual([[order, 3]]);
         expect(again.row).toEqual(row);
         expect(bits(again.payload[0] as Float32Array)).toEqual(bits(vectors));
-        // A record whose text is not the one indexed (a write not applied yet), or that is gone, makes the page null.
-        const changed: TextSource = async (wanted) => new Map(wanted.map((id, i) => [id, i === 7 ? 'rewritten' : index.text(id)!]));
-        expect(await encodePage(loaded, order, 3, 'k', changed)).toBeNull();
-        const gone: TextSource = async (wanted) => new Map(wanted.slice(1).map((id) => [id, index.text(id)!]));
+        // From the page's own lists (as a save takes them from the stored page): the same page again.
+        const lists = readTermLists(row.terms, order.length)!;
+        const fromPage = (await encodePage(loaded, order, 3, 'page:3:g', async (wanted) => new Map(wanted.map((id) => [id, docTermsAt(lists, order.indexOf(id))]))))!;
+        expect(fromPage.row).toEqual(row);
+        // A memory the source cannot give terms for (its record gone, or of another text) makes the page null.
+        const gone: TermSource = async (wanted) => new Map(wanted.slice(1).map((id) => [id, termsOf(index.text(id)!)]));
         expect(await encodePage(loaded, order, 3, 'k', gone)).toBeNull();
       });
     }

@@ -4,8 +4,8 @@ import { newId } from '../../ids.js';
 import { nextTask } from '../../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
-import { decodePage, encodePage, type SnapshotPage, type TextSource } from './snapshot-page.js';
-import { recordTexts } from './record-texts.js';
+import { decodePage, encodePage, type SnapshotPage, type TermSource } from './snapshot-page.js';
+import { unheldTerms } from './unheld-terms.js';
 import { readColumns } from '../doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
 import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
@@ -291,7 +291,7 @@ export async function saveSnapshot(
   expectedMark: string,
   files: PageFileWriter | null = null,
   pace: () => Promise<void> = nextTask,
-  readTexts: TextSource = recordTexts(db, index),
+  readTerms: TermSource = unheldTerms(db, index),
 ): Promise<boolean> {
   // Which pages to write, and the layout, are taken now. Each page's contents are read from the index just
   // before it is written, in steps so queries run in between. That is safe: anything that changes the index
@@ -314,12 +314,12 @@ export async function saveSnapshot(
     for (let i = 0; i < taken.length; i++) {
       if (i > 0) await pace();
       const { page, ids } = taken[i]!;
-      const encoded = await encodePage(index, ids, page, keyOfPage(page), readTexts, pace);
+      const encoded = await encodePage(index, ids, page, keyOfPage(page), readTerms, pace);
       if (!encoded) return false; // a memory left the index meanwhile: the mark has moved too
       const { row, payload } = encoded;
       // The page's documents written since the open are held as its columns from now on (what reopening would give).
       const columns = readColumns(row.docs);
-      if (columns) index.adoptDocs(columns, row.fingerprints!, encoded.docs);
+      if (columns) index.adoptDocs(columns, row.fingerprints, encoded.docs);
       await pace();
       if (!files) {
         await db.snapshot.put({ ...row, payload: new Blob(payload as BlobPart[]) });

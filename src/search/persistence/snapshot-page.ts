@@ -1,9 +1,9 @@
 import type { IndexBatch, MemoryIndex } from '../memory-index.js';
 import type { IndexDoc } from '../index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
-import { readTermLists, termListsOfTokens, type TermLists } from '../term-lists.js';
+import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../term-lists.js';
 import { tokenize } from '../tokenize.js';
-import { textFingerprints } from '../text-fingerprint.js';
+import { textFingerprint } from '../text-fingerprint.js';
 import type { PayloadFile } from './page-files.js';
 
 /**
@@ -58,8 +58,13 @@ export interface SnapshotPage {
  */
 const ENCODE_STEP = 512;
 
-/** Reads the texts of memories from their records (the index keeps no text for a memory loaded from a snapshot page). */
-export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>>;
+/**
+ * The index terms of memories the index keeps no text of (those loaded
+ * from a page, search/doc-table.ts), each of the text the index holds
+ * (its fingerprint checked), for saving page `page` again; an id left out
+ * makes the page null (persistence/unheld-terms.ts reads them).
+ */
+export type TermSource = (ids: readonly string[], page: number) => Promise<Map<string, DocTerms>>;
 
 /**
  * One page's row, read from the index, and its payload's parts (which the
@@ -68,42 +73,39 @@ export type TextSource = (ids: readonly string[]) => Promise<Map<string, string>
  * awaited between steps (the caller yields to calls there), so a page may
  * mix states of the index from before and after a write: the save that
  * encodes it checks the store's write mark at the end and does not commit
- * then (every change of the index moves the mark). The texts the index
- * does not hold (memories loaded from a page) are read from their records
- * with `readTexts` first; a record whose text is not the one indexed (a
- * write not applied yet) makes the page null too. `docs` are the documents
- * encoded, as the index held them (see `MemoryIndex.adoptDocs`).
+ * then (every change of the index moves the mark). The terms of the
+ * memories whose text the index does not hold come from `readTerms`
+ * first; one it cannot give makes the page null too. `docs` are the
+ * documents encoded, as the index held them (see `MemoryIndex.adoptDocs`).
  */
 export async function encodePage(
   index: MemoryIndex,
   ids: readonly string[],
   page: number,
   key: string,
-  readTexts: TextSource,
+  readTerms: TermSource,
   pace: () => Promise<void> = async () => undefined,
 ): Promise<{ row: Omit<SnapshotPage, 'payload'>; payload: ArrayBufferView[]; docs: IndexDoc[] } | null> {
   const dimension = index.dimension;
   const unheld = ids.filter((id) => index.text(id) === undefined);
-  const read = unheld.length > 0 ? await readTexts(unheld) : new Map<string, string>();
+  const read = unheld.length > 0 ? await readTerms(unheld, page) : new Map<string, DocTerms>();
   const vectors = new Float32Array(ids.length * dimension);
   const docs: IndexDoc[] = [];
-  const texts: string[] = [];
-  const tokens: string[][] = [];
+  const fingerprints = new Float64Array(ids.length);
+  const terms: (string[] | DocTerms)[] = [];
   for (let from = 0; from < ids.length; from += ENCODE_STEP) {
     if (from > 0) await pace();
     const to = Math.min(ids.length, from + ENCODE_STEP);
     for (let i = from; i < to; i++) {
       const id = ids[i]!;
       const doc = index.peekDoc(id);
-      let text = index.text(id);
-      if (text === undefined) {
-        text = read.get(id);
-        if (text === undefined || !index.holdsText(id, text)) return null;
-      }
-      if (!doc || !index.vectorInto(id, vectors, i * dimension)) return null;
+      const text = index.text(id);
+      const known = text === undefined ? read.get(id) : undefined;
+      const fingerprint = text === undefined ? index.fingerprintOf(id) : textFingerprint(text);
+      if (!doc || (text === undefined && !known) || fingerprint === undefined || !index.vectorInto(id, vectors, i * dimension)) return null;
       docs.push(doc);
-      texts.push(text);
-      tokens.push(tokenize(text));
+      fingerprints[i] = fingerprint;
+      terms.push(text === undefined ? known! : tokenize(text));
     }
   }
   await pace();
@@ -114,8 +116,8 @@ export async function encodePage(
       key,
       page,
       docs: encodeDocs(docs),
-      terms: termListsOfTokens(tokens),
-      fingerprints: textFingerprints(texts),
+      terms: termListsOfTokens(terms),
+      fingerprints,
       quantized: quantized ? { layout: quantized.layout, unbounded: [...quantized.unbounded] } : null,
     },
     payload: quantized ? [vectors, quantized.rows] : [vectors],
