@@ -23,7 +23,8 @@ const ROWS = 2 ** 16;
  * its filter and ranking look at. A batch keeps its texts' fingerprints,
  * not the texts (about 10 MB at 100k): the keyword postings are built from
  * the page's term lists, a write compares fingerprints (`holdsText`), and a
- * snapshot save reads those texts from the records (snapshot-page.ts).
+ * snapshot save takes their terms from the stored page, or else from their
+ * records (persistence/unheld-terms.ts).
  * Documents written since the open join a batch of their own once a
  * snapshot save has encoded their page (`adopt`), so a store written in one
  * session ends up as compact as one reopened. A batch is dropped when no id

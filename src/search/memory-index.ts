@@ -125,7 +125,7 @@ export class MemoryIndex {
     return this.docs.adopt(columns, fingerprints, docs);
   }
 
-  /** The text `id` was indexed with, when the index holds it: documents written since the open, until a snapshot save encodes them (else read it from the record). */
+  /** The text `id` was indexed with, when the index holds it: documents written since the open, until a snapshot save encodes them (a save takes the others' terms from the stored page or the record: persistence/unheld-terms.ts). */
   text(id: string): string | undefined {
     return this.docs.text(id);
   }
