@@ -132,16 +132,98 @@ describe('durable store: loading in batches', () => {
     const image = readImage(join(directory, 'agent', 'image.v8'))!;
     expect(image.stores.events!.length).toBeGreaterThan(0);
 
-    const dumps: unknown[] = [];
+    const dumps: unknown[][] = [];
     for (const direct of [true, false]) {
       const indexedDB = new IDBFactory();
       await createSchema(indexedDB, 'agent');
-      await load(indexedDB, 'agent', structuredClone(image), [], { direct });
-      dumps.push(await dump(indexedDB));
+      const { rowByRow } = await load(indexedDB, 'agent', structuredClone(image), [], { direct });
+      // The installed fake-indexeddb has the internals bulk-load.ts builds: no table falls back to row by row (if an upgrade changes them, this says so).
+      expect(rowByRow).toEqual(direct ? [] : Object.keys(image.stores).filter((table) => image.stores[table]!.length > 0));
+      expect(treeFaults(indexedDB)).toEqual([]);
+      const before = await dump(indexedDB);
+      // The built trees take later writes as inserted ones do: puts that land before, between and after the loaded keys, overwrites, deletes.
+      await writeAfterLoad(indexedDB);
+      dumps.push([before, await dump(indexedDB)]);
+      expect(treeFaults(indexedDB)).toEqual([]);
     }
     expect(dumps[0]).toEqual(dumps[1]);
   });
+
+  it('an image whose rows break the store (a repeated primary key) is stored row by row, as put would, not bulk', async () => {
+    const directory = join(root, 'repeated');
+    const memory = await open(directory);
+    await memory.facts.addMany(Array.from({ length: 20 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `fact ${i}` })), { merge: false });
+    await memory.close();
+    const image = readImage(join(directory, 'agent', 'image.v8'))!;
+    const facts = image.stores.facts!;
+    // The same id twice, the second row a later version of it: row by row, the later one wins, and the index holds it once.
+    image.stores.facts = [...facts.slice(0, 5), { ...(facts[4] as object), text: 'the later version' }, ...facts.slice(5)];
+    const indexedDB = new IDBFactory();
+    await createSchema(indexedDB, 'agent');
+    const { rowByRow } = await load(indexedDB, 'agent', image, []);
+    expect(rowByRow).toEqual(['facts']);
+    const dumped = (await dump(indexedDB)) as Record<string, { id: string; text: string }[]>;
+    expect(dumped.facts!.length).toBe(20);
+    expect(dumped.facts!.find((row) => row.id === (facts[4] as { id: string }).id)!.text).toBe('the later version');
+    expect(treeFaults(indexedDB)).toEqual([]);
+  });
 });
+
+/** Puts that fall before, between and after the loaded keys (and overwrite some), then deletes, in one transaction per store. */
+async function writeAfterLoad(indexedDB: IDBFactory): Promise<void> {
+  const idb = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open('agent');
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const tx = idb.transaction(['facts', 'events'], 'readwrite');
+  const facts = tx.objectStore('facts');
+  const existing = await new Promise<{ id: string; userId: string; createdAt: number }[]>((resolve) => {
+    const req = facts.getAll();
+    req.onsuccess = () => resolve(req.result as { id: string; userId: string; createdAt: number }[]);
+  });
+  for (const id of ['0000', 'zzzz', `${existing[10]!.id}-between`]) facts.put({ ...existing[0], id, tags: ['c'], supersededBy: null });
+  facts.put({ ...existing[20], tags: ['b', 'd'], supersededBy: existing[21]!.id });
+  for (const row of existing.slice(30, 60)) facts.delete(row.id);
+  tx.objectStore('events').add({ type: 'probe-after-load', userId: 'u', at: 1 });
+  await new Promise<void>((resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onabort = () => reject(tx.error))));
+  idb.close();
+}
+
+/**
+ * fake-indexeddb's trees (the internals bulk-load.ts builds), each checked:
+ * in order, red-black (no red node with a red child, one black height; a red
+ * root is allowed, as fake-indexeddb's own inserts leave one), parents
+ * right, size right.
+ */
+function treeFaults(indexedDB: IDBFactory): string[] {
+  interface Node { record: unknown; left?: Node; right?: Node; parent?: Node; red: boolean; deleted: boolean }
+  interface Tree { _root?: Node; _numNodes: number; _compare(a: unknown, b: unknown): number }
+  const databases = (indexedDB as unknown as { _databases: Map<string, { rawObjectStores: Map<string, { records: { records: Tree }; rawIndexes: Map<string, { records: { records: Tree } }> }> }> })._databases;
+  const faults: string[] = [];
+  for (const store of databases.get('agent')!.rawObjectStores.values()) {
+    const trees: [string, Tree][] = [['store', store.records.records], ...[...store.rawIndexes].map(([name, index]) => [name, index.records.records] as [string, Tree])];
+    for (const [name, tree] of trees) {
+      let count = 0;
+      let previous: Node | undefined;
+      const walk = (node: Node | undefined, parent: Node | undefined): number => {
+        if (!node) return 1;
+        if (node.parent !== parent) faults.push(`${name}: wrong parent`);
+        if (node.red && (node.left?.red || node.right?.red)) faults.push(`${name}: red node with a red child`);
+        const left = walk(node.left, node);
+        count++;
+        if (previous && tree._compare(previous.record, node.record) >= 0) faults.push(`${name}: out of order`);
+        previous = node;
+        const right = walk(node.right, node);
+        if (left !== right) faults.push(`${name}: black heights ${left} and ${right}`);
+        return left + (node.red ? 0 : 1);
+      };
+      walk(tree._root, undefined);
+      if (count !== tree._numNodes) faults.push(`${name}: ${count} nodes, counted ${tree._numNodes}`);
+    }
+  }
+  return faults;
+}
 
 /** Every store's rows and every index's order, and the key the events store generates next. */
 async function dump(indexedDB: IDBFactory): Promise<unknown> {

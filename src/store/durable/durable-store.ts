@@ -10,6 +10,7 @@ import { JournalFile } from './journal-file.js';
 import { journalMiddleware, UNJOURNALED, type JournalOp } from './journal-middleware.js';
 import { blobsToBytes, bytesToBlobs, IMAGE_FORMAT, readImage, syncDirectory, writeImageAtomically, type StoreImage } from './store-image.js';
 import { acquireLock } from './store-lock.js';
+import { bulkStoreRows } from './bulk-load.js';
 import { PageFolder } from './page-folder.js';
 import { isPayloadFile } from '../../search/persistence/page-files.js';
 
@@ -171,9 +172,15 @@ export async function createSchema(indexedDB: IDBFactory, name: string): Promise
  */
 const LOAD_BATCH = 1000;
 
-/** Stores the image's rows (recordStoreOf), then replays the journal's transactions in order, in batches of LOAD_BATCH operations. */
-export async function load(indexedDB: IDBFactory, name: string, image: StoreImage | null, records: JournalOp[][], options: { direct?: boolean } = {}): Promise<void> {
+/**
+ * Stores the image's rows (bulk-load.ts, else recordStoreOf row by row), then
+ * replays the journal's transactions in order, in batches of LOAD_BATCH
+ * operations. Resolves the tables whose rows were stored one by one (none,
+ * with the fake-indexeddb this code knows).
+ */
+export async function load(indexedDB: IDBFactory, name: string, image: StoreImage | null, records: JournalOp[][], options: { direct?: boolean } = {}): Promise<{ rowByRow: string[] }> {
   const idb = await request<IDBDatabase>(indexedDB.open(name));
+  const rowByRow: string[] = [];
   try {
     const names = [...idb.objectStoreNames];
     let tx: IDBTransaction | undefined;
@@ -194,16 +201,22 @@ export async function load(indexedDB: IDBFactory, name: string, image: StoreImag
     };
     if (image) {
       for (const [table, rows] of Object.entries(image.stores)) {
+        if (rows.length === 0) continue;
         // `direct: false` (tests) takes the public path that any IndexedDB has.
         const direct = options.direct === false ? undefined : recordStoreOf(idb, table);
         // Only the unjournaled tables' rows had their Blobs turned into bytes (writeImage); looking in every row was 0.2 s at 100k.
-        const value = UNJOURNALED.has(table) ? bytesToBlobs : (row: unknown) => row;
+        const value = UNJOURNALED.has(table) ? bytesToBlobs : identity;
         if (direct) {
+          const values = value === identity ? rows : rows.map(value);
+          // One pass per tree (bulk-load.ts); else row by row, as fake-indexeddb's put stores them.
+          if (bulkStoreRows(direct, values)) continue;
+          rowByRow.push(table);
           withoutStackTraces(() => {
-            for (const row of rows) direct.storeRecord({ key: undefined, value: value(row) }, false);
+            for (const row of values) direct.storeRecord({ key: undefined, value: row }, false);
           });
           continue;
         }
+        rowByRow.push(table);
         for (const row of rows) {
           transaction().objectStore(table).put(value(row));
           queued++;
@@ -218,6 +231,7 @@ export async function load(indexedDB: IDBFactory, name: string, image: StoreImag
     }
     // Readwrite transactions over the same stores run one after another, in the order they were created.
     await Promise.all(pending);
+    return { rowByRow };
   } finally {
     idb.close();
   }
@@ -231,7 +245,8 @@ interface RecordStore {
 
 /**
  * The image's rows are stored straight into fake-indexeddb's object store
- * when this version of it has the one this code knows: the same
+ * when this version of it has the one this code knows: its trees built in
+ * one pass (bulk-load.ts), or else row by row through the same
  * `storeRecord` its `put` runs (key from the key path, key generator,
  * indexes), without the structured clone, request and success event that
  * `put` adds per row. Those were most of a 100k store's open (6.2 s of
@@ -263,6 +278,8 @@ function withoutStackTraces(work: () => void): void {
     Error.stackTraceLimit = limit;
   }
 }
+
+const identity = (row: unknown): unknown => row;
 
 function applyOp(tx: IDBTransaction, op: JournalOp): void {
   const store = tx.objectStore(op.table);
