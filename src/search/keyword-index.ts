@@ -214,7 +214,8 @@ export class KeywordIndex {
     // Built rows whose id a queued document writes again (or removes): that one counts instead.
     const replaced = new Set<number>();
     let replacedLength = 0;
-    for (const id of queued?.replaced() ?? []) {
+    // Nothing built, nothing to replace (the queue's repeated ids are a thousand after a killed tab's replay).
+    for (const id of queued && this.rowOf.size > 0 ? queued.replaced() : []) {
       const row = this.rowOf.get(id);
       if (row === undefined) continue;
       replaced.add(row);
