@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,35 @@ describe('durable store: loading in batches', () => {
     expect(await third.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 600 });
     expect((await third.recall('a later fact', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('late');
     await third.close();
+  });
+
+  it('close() writes the image again only after a write: a read-only session leaves the file as it was', async () => {
+    const directory = join(root, 'read-only');
+    const image = () => statSync(join(directory, 'agent', 'image.v8'));
+    const first = await open(directory);
+    await first.facts.addMany(Array.from({ length: 50 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `fact number ${i}` })), { merge: false });
+    await first.close();
+    const written = image();
+
+    // Reads only: recall without access times, get, list, info, export.
+    const reader = await open(directory);
+    expect((await reader.recall('fact number 7', { userId: 'ana', k: 3, touch: false }))[0]!.memory.id).toBe('f7');
+    expect((await reader.facts.get('f3')).text).toBe('fact number 3');
+    expect(await reader.facts.list({ userId: 'ana', limit: 100 })).toHaveLength(50);
+    await reader.export();
+    await reader.close();
+    expect(image().ino).toBe(written.ino);
+    expect(image().mtimeMs).toBe(written.mtimeMs);
+
+    // A recall that records access times is a write: the image is written again, and holds it.
+    const toucher = await open(directory);
+    await toucher.recall('fact number 9', { userId: 'ana', k: 1 });
+    await toucher.close();
+    expect(image().ino).not.toBe(written.ino);
+    const reopened = await open(directory);
+    expect(await reopened.info()).toMatchObject({ openedFrom: 'snapshot', replayed: 0, indexed: 50 });
+    expect((await reopened.facts.get('f9')).lastAccessedAt).toBeGreaterThan((await reopened.facts.get('f8')).lastAccessedAt);
+    await reopened.close();
   });
 
   it('storing the image directly in fake-indexeddb gives what put gives: every row, every index, the key generator', async () => {

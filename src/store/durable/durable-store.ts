@@ -67,6 +67,10 @@ export async function openDurableStore(directory: string, name: string): Promise
     const pageFiles = new PageFolder(join(folder, 'pages'));
     pageFiles.keep(filesNamedBy(image?.stores.snapshot));
 
+    // The image on disk is the whole state until a write is made: then close() need not write it again (a
+    // read-only session, such as `npx engram stats`, closes at once). A journal replayed at open, or an image
+    // of an earlier schema version, is compacted as before.
+    let unchanged = image !== null && image.version === version && replayed.length === 0 && opened.tornBytes === 0;
     let imageBytes = 0;
     let broken: Error | null = null;
     let compacting: Promise<void> | null = null;
@@ -105,6 +109,9 @@ export async function openDurableStore(directory: string, name: string): Promise
           if (!compacting && liveJournal.size > Math.max(COMPACT_AT_BYTES, imageBytes)) setImmediate(() => void compact().catch(() => undefined));
         },
         failure: () => broken,
+        mutating: () => {
+          unchanged = false;
+        },
       }),
     );
 
@@ -122,7 +129,7 @@ export async function openDurableStore(directory: string, name: string): Promise
         try {
           await compacting;
           if (!broken) {
-            await compact();
+            if (!unchanged || liveJournal.size > 0) await compact();
             // The engine is closed: no save is writing a file that a row is yet to name.
             await pageFiles.sweep();
           }

@@ -41,9 +41,10 @@ interface Captured {
  * `oncomplete` handler Dexie resolves its transaction promise from, so a
  * write resolves only once it is on disk; an aborted transaction is never
  * written. If the journal cannot be written, every later write fails with
- * `failure()` instead of pretending to be durable.
+ * `failure()` instead of pretending to be durable. `mutating` hears of every
+ * write request, journaled table or not, before it is made.
  */
-export function journalMiddleware(sink: { commit(ops: JournalOp[]): void; failure(): Error | null }): Middleware<DBCore> {
+export function journalMiddleware(sink: { commit(ops: JournalOp[]): void; failure(): Error | null; mutating?(): void }): Middleware<DBCore> {
   const open = new WeakMap<DBCoreTransaction, Captured[]>();
 
   const capturedOf = (trans: DBCoreTransaction): Captured[] => {
@@ -69,12 +70,21 @@ export function journalMiddleware(sink: { commit(ops: JournalOp[]): void; failur
         ...down,
         table(name) {
           const table = down.table(name);
-          if (UNJOURNALED.has(name)) return table;
+          if (UNJOURNALED.has(name)) {
+            return {
+              ...table,
+              mutate(req: DBCoreMutateRequest) {
+                sink.mutating?.();
+                return table.mutate(req);
+              },
+            };
+          }
           const { outbound, autoIncrement } = table.schema.primaryKey;
           const needsKeys = !!(outbound || autoIncrement);
           return {
             ...table,
             mutate(req: DBCoreMutateRequest) {
+              sink.mutating?.();
               const failure = sink.failure();
               if (failure) return Promise.reject(failure);
               if (APPEND_ONLY.has(name) && req.type !== 'add' && req.type !== 'put') return table.mutate(req);
