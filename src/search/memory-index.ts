@@ -34,10 +34,16 @@ export interface IndexEntry {
   vector: Float32Array;
 }
 
-/** A memory's new state, replayed at open: its entry, or none when it left the index (deleted, or retired). */
+/**
+ * A memory's new state, replayed at open: its entry; or its document alone,
+ * when the write left its user, text and vector as the index holds them
+ * (an access time, a pin: most of what a killed tab leaves to replay); or
+ * neither, when it left the index (deleted, or retired).
+ */
 export interface IndexChange {
   id: string;
   entry?: IndexEntry;
+  doc?: IndexDoc;
 }
 
 /** Memories loaded together at open (one snapshot block): row i of each field is memory i. */
@@ -257,12 +263,18 @@ export class MemoryIndex {
 
   /**
    * Applies writes made after the loaded snapshot (replayed from the write
-   * log at open), in order, as `upsert` and `remove` would, except that the
-   * keyword work is queued behind the snapshot's own (a removal as a null
-   * text): nothing forces every posting of a user to be built at open.
+   * log at open), in order, as `upsert`, `updateDoc` and `remove` would,
+   * except that the keyword work is queued behind the snapshot's own (a
+   * removal as a null text): nothing forces every posting of a user to be
+   * built at open.
    */
   replay(changes: readonly IndexChange[]): void {
-    for (const { id, entry } of changes) {
+    for (const { id, entry, doc } of changes) {
+      if (doc) {
+        // Its vector, terms and text fingerprint stay the loaded page's: nothing to queue, no text to hold.
+        this.updateDoc(doc);
+        continue;
+      }
       const userId = this.docs.userIdOf(id);
       if (userId !== undefined && (!entry || entry.doc.userId !== userId)) {
         const user = this.users.get(userId)!;

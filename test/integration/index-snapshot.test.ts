@@ -271,6 +271,29 @@ describe('index snapshot', () => {
     expect(await answers(after)).toEqual(replayed);
   });
 
+  it('a killed session that only recalled and pinned (access times, no new texts) is replayed as field changes: the next open answers as a records open', async () => {
+    const db = database();
+    const first = await openOn(db);
+    await seed(first, 400);
+    await closeIt(first);
+
+    const dying = await openOn(db, { indexSnapshot: { saveDelayMs: 3_600_000 } });
+    for (let i = 0; i < 30; i++) await dying.recall(QUERIES[i % QUERIES.length]!, { userId: i % 2 ? 'ana' : 'ben', k: 10 });
+    await dying.facts.update('f7', { pinned: true, importance: 0.9 });
+    await dying.idle();
+
+    const next = await openOn(db);
+    const { replayed } = await next.info();
+    // Every memory those recalls touched, and the pinned one.
+    expect(replayed).toBeGreaterThan(30);
+    expect(await next.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 401 });
+    const fromSnapshot = await answers(next);
+    expect((await next.facts.get('f7')).pinned).toBe(true);
+    const fromRecords = await openOn(db, { indexSnapshot: false });
+    expect((await fromRecords.info()).openedFrom).toBe('records');
+    expect(fromSnapshot).toEqual(await answers(fromRecords));
+  });
+
   it('an engine does not merge its pages into a snapshot another engine saved from its own rebuild (another layout)', async () => {
     const db = database();
     const first = await openOn(db);

@@ -178,4 +178,37 @@ describe('MemoryIndex.loadBatch', () => {
     expect(viaBatch.holdsText('m10', texts[10]!)).toBe(true);
     expect(viaBatch.text('m12')).toBe('now about tea');
   });
+
+  it('replays a change that carries only its document (an access time, a pin) in place: no text held, the same answers as updateDoc', () => {
+    const d = 8;
+    const random = rng(5);
+    const docs = Array.from({ length: 120 }, (_, i) => doc(`m${i}`, i % 2 ? 'ana' : 'ben', { createdAt: i, touchedAt: i }));
+    const texts = docs.map((_, i) => `memory ${i} about ${i % 3 ? 'tea' : 'coffee'}`);
+    const vectors = docs.map(() => unit(d, random));
+    const flat = new Float32Array(docs.length * d);
+    vectors.forEach((v, i) => flat.set(v, i * d));
+    const batch = () => ({ docs: columns(docs), fingerprints: textFingerprints(texts), lists: listsOf(texts), vectors: flat });
+    const replayed = new MemoryIndex(d);
+    replayed.loadBatch(batch());
+    const updated = new MemoryIndex(d);
+    updated.loadBatch(batch());
+
+    const touched = [3, 4, 50, 119].map((i) => ({ ...docs[i]!, touchedAt: 10_000 + i, pinned: i === 50 }));
+    replayed.replay(touched.map((changed) => ({ id: changed.id, doc: changed })));
+    for (const changed of touched) updated.updateDoc(changed);
+
+    for (const changed of touched) {
+      expect(replayed.doc(changed.id)).toEqual(changed);
+      // Its text stays the page's fingerprint (a rewrite would hold the text itself), its vector the page's.
+      expect(replayed.text(changed.id)).toBeUndefined();
+      expect(replayed.holdsText(changed.id, texts[Number(changed.id.slice(1))]!)).toBe(true);
+    }
+    const ranking = resolveRanking();
+    for (const userId of ['ana', 'ben']) {
+      const q = unit(d, random);
+      const search = (index: MemoryIndex) => index.search(userId, { vector: q, text: 'coffee' }, { k: 20, ranking, now: 20_000 });
+      expect(search(replayed)).toEqual(search(updated));
+    }
+  });
 });
+

@@ -223,6 +223,13 @@ export async function loadSnapshot(
       changes.push({ id });
       continue;
     }
+    // Only its ranking and filter fields changed (an access time, a pin): the page's vector and terms stay. Queuing
+    // its text again, as a rewrite, made a replay of 5,000 access times (a killed tab that had made 500 recalls)
+    // hold 5,000 texts and build every keyword posting before the first answer.
+    if (!now.vector && index.peekDoc(id)?.userId === now.doc.userId && index.holdsText(id, now.text)) {
+      changes.push({ id, doc: now.doc });
+      continue;
+    }
     const vector = now.vector ?? index.vector(id)?.slice();
     if (!vector) return failed;
     changes.push({ id, entry: { doc: now.doc, text: now.text, vector } });
