@@ -148,7 +148,7 @@ try {
     if (result.dimension !== DIMENSION) throw new Error(`the memory embeds ${result.dimension}-d vectors, not ${DIMENSION}-d`);
     rows.push(row);
     console.log(
-      `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation (${phases}); back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms; load ${load()}`,
+      `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation (${phases}); back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${result.latencies.filter((ms) => ms > 10).length} of ${result.latencies.length} over 10 ms; load ${load()}`,
     );
   }
   const killed = rows.filter((r) => r.killed);

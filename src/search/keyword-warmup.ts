@@ -15,6 +15,18 @@ const STEP = 64;
 const PAUSED_POLL_MS = 25;
 /** After waiting this long for a pause, the build takes a slice at every poll all the same, so calls that never pause do not starve it. */
 const MAX_WAIT_MS = 1000;
+/**
+ * The slice it takes then, while calls keep coming: short, because a call
+ * that arrives during it waits for it. With SLICE_MS slices every 25 ms,
+ * one back-to-back recall in four (about 6 ms apart at 100k) waited up to
+ * 4 ms: 69–70 of 500 recalls over 10 ms, p95 12.5–13.5 ms; with 1 ms
+ * slices 21–32, p95 9.4–11.2 ms (Chromium, 100k, killed-tab reloads;
+ * `BENCH_QUERIES=500 npm run bench:real-cold` prints both). The
+ * build then takes about four times as long, and queries meanwhile read
+ * the queued term lists (about 1 ms more a query at 100k than the built
+ * postings, in Node).
+ */
+const FORCED_SLICE_MS = 1;
 
 /**
  * Builds the keyword postings that `MemoryIndex.load` deferred, a few
@@ -24,7 +36,7 @@ const MAX_WAIT_MS = 1000;
  * those queries cheap), and the building itself waits while `isQuiet` says
  * calls keep coming (back-to-back recalls after an open paid 20–100 ms each
  * while it went on; after a second of calls without a pause it takes one
- * slice per poll all the same); writes meanwhile join the queue. Returns a
+ * short slice per poll all the same); writes meanwhile join the queue. Returns a
  * function that stops it.
  */
 export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true): () => void {
@@ -37,7 +49,7 @@ export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boo
       // Waited long enough for a pause: build all the same, one slice per poll rather than back to back.
       const forced = !quiet && waitingSince !== undefined && started - waitingSince > MAX_WAIT_MS;
       let state: 'done' | 'more' | 'paused' = 'more';
-      while (state === 'more' && performance.now() - started < SLICE_MS) state = index.buildKeywords(STEP, quiet || forced);
+      while (state === 'more' && performance.now() - started < (forced ? FORCED_SLICE_MS : SLICE_MS)) state = index.buildKeywords(STEP, quiet || forced);
       if (state === 'paused') waitingSince ??= started;
       else if (quiet) waitingSince = undefined;
       if (state !== 'done') next(state === 'paused' || forced ? PAUSED_POLL_MS : 0);

@@ -8,21 +8,22 @@ import type { MemoryIndex } from '../../src/search/memory-index.js';
  * around at once, building waits for a pause in calls, and calls that never
  * pause do not starve it.
  */
-function scriptedIndex(turnSteps: number, buildSteps: number) {
-  const calls: { at: number; build: boolean; result: 'done' | 'more' | 'paused' }[] = [];
+function scriptedIndex(turnSteps: number, buildSteps: number, stepMs = 5) {
+  const calls: { start: number; at: number; build: boolean; result: 'done' | 'more' | 'paused' }[] = [];
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
   const index = {
     buildKeywords(_budget: number, build: boolean) {
+      const start = performance.now();
       let result: 'done' | 'more' | 'paused';
       if (turnSteps > 0) result = --turnSteps > 0 || buildSteps > 0 ? 'more' : 'done';
       else if (!build) result = 'paused';
       else {
-        // A build step longer than a slice (4 ms): one step per slice.
-        for (const until = performance.now() + 5; performance.now() < until; );
+        // By default a build step longer than a slice (4 ms): one step per slice.
+        for (const until = performance.now() + stepMs; performance.now() < until; );
         result = --buildSteps > 0 ? 'more' : 'done';
       }
-      calls.push({ at: performance.now(), build, result });
+      calls.push({ start, at: performance.now(), build, result });
       if (result === 'done') finished();
       return result;
     },
@@ -57,5 +58,27 @@ describe('building deferred keyword postings in the background', () => {
     expect(builds[0]!.at - started).toBeGreaterThanOrEqual(1000);
     // One slice per poll, not back to back.
     for (let i = 1; i < builds.length; i++) expect(builds[i]!.at - builds[i - 1]!.at).toBeGreaterThanOrEqual(15);
+  });
+
+  it('takes short slices while calls keep coming (a call that arrives waits for the slice), longer ones in a pause', async () => {
+    // Build steps of 0.25 ms: a slice takes as many as fit in its time, so its step count says how long it ran.
+    const slices = async (quiet: boolean) => {
+      const { index, calls, done } = scriptedIndex(0, quiet ? 120 : 24, 0.25);
+      const stop = buildKeywordsInBackground(index, () => quiet);
+      await done;
+      stop();
+      const builds = calls.filter((c) => c.build);
+      // A slice's steps run back to back; the next slice is another task (a timer at least 1 ms later).
+      const counts: number[] = [];
+      builds.forEach((c, i) => (i > 0 && c.start - builds[i - 1]!.at < 0.5 ? counts[counts.length - 1]!++ : counts.push(1)));
+      return counts;
+    };
+    const forced = await slices(false);
+    // At most 1 ms of steps of at least 0.25 ms each, plus the one that crosses the line: never more than 5.
+    expect(forced.length).toBeGreaterThanOrEqual(24 / 5);
+    expect(Math.max(...forced)).toBeLessThanOrEqual(5);
+    // In a pause, slices of 4 ms: the same steps in far fewer tasks.
+    const quiet = await slices(true);
+    expect(Math.max(...quiet)).toBeGreaterThan(5);
   });
 });
