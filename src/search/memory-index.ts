@@ -23,7 +23,8 @@ interface UserIndex {
 
 /** Told of every change to the index, so a persisted snapshot knows what to rewrite (search/persistence/index-snapshot.ts). */
 export interface IndexObserver {
-  changed(id: string): void;
+  /** `id`'s memory was added or changed; `fieldsOnly` when only its document changed (an access time, a pin), not its vector or text. */
+  changed(id: string, fieldsOnly?: boolean): void;
   removed(id: string): void;
   cleared(): void;
 }
@@ -349,7 +350,7 @@ export class MemoryIndex {
     const user = this.users.get(this.docs.userIdOf(doc.id)!);
     if (user) setSignals(user, doc, false);
     this.docs.setDoc(doc);
-    this.observer?.changed(doc.id);
+    this.observer?.changed(doc.id, true);
   }
 
   remove(id: string): boolean {

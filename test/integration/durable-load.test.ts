@@ -117,6 +117,65 @@ describe('durable store: loading in batches', () => {
     await third.close();
   });
 
+  it('a save after recalls alone writes the pages’ documents again and keeps their vector files; the next open answers as a records open', async () => {
+    const directory = join(root, 'recalls-only');
+    const DAY = 86_400_000;
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const options = { name: 'agent', directory, embedder: hashEmbedder, clock: () => now };
+    const header = () =>
+      readImage(join(directory, 'agent', 'image.v8'))!.stores.snapshot!.find((row) => (row as { key: string }).key === 'header') as { pages: { page: number; key: string; file?: string }[] };
+    const filesThere = () => readdirSync(join(directory, 'agent', 'pages')).map(decodeURIComponent).sort();
+    const queries = ['fact about topic 3', 'topic 11 again', 'number 2000', 'fact number 7'];
+    const answers = async (memory: Memory) => {
+      const out: unknown[] = [];
+      for (const query of queries) out.push((await memory.recall(query, { userId: 'ana', k: 15, touch: false })).map((h) => [h.memory.id, Number(h.score.toFixed(6))]));
+      return out;
+    };
+
+    const first = await createMemory(options);
+    // Two pages (2,048 memories a page).
+    await first.facts.addMany(Array.from({ length: 2_600 }, (_, i) => ({ id: `f${i}`, userId: 'ana', text: `fact number ${i} about topic ${i % 17}` })), { merge: false });
+    await first.close();
+    const files = filesThere();
+    expect(files).toHaveLength(2);
+    const keys = header().pages.map((p) => p.key);
+
+    // A month later: recalls (access times) and a pin, nothing that changes a vector or a text.
+    now += 30 * DAY;
+    const second = await createMemory(options);
+    const touched = new Set<string>();
+    for (const query of queries) for (const hit of await second.recall(query, { userId: 'ana', k: 40 })) touched.add(hit.memory.id);
+    await second.facts.update('f2500', { pinned: true });
+    const pages = new Set([...touched].map((id) => (Number(id.slice(1)) < 2_048 ? 0 : 1)));
+    expect(pages.size).toBe(2);
+    await second.close();
+    // Both pages were saved again (new rows, holding the new access times and the pin) with the files they had: no vectors written.
+    expect(filesThere()).toEqual(files);
+    const saved = header().pages;
+    expect(saved.map((p) => p.key).filter((key) => keys.includes(key))).toEqual([]);
+    expect(saved.map((p) => p.file).sort()).toEqual(files);
+
+    const third = await createMemory(options);
+    expect(await third.info()).toMatchObject({ openedFrom: 'snapshot', replayed: 0, indexed: 2_600 });
+    const fromSnapshot = await answers(third);
+    await third.close();
+    const records = await createMemory({ ...options, indexSnapshot: false });
+    expect((await records.info()).openedFrom).toBe('records');
+    // The access times rank the recalled memories higher a month on: the pages' documents hold them as the records do.
+    expect(fromSnapshot).toEqual(await answers(records));
+    await records.close();
+
+    // A page with a new memory writes its vectors again (a new file); the other keeps its file.
+    const fourth = await createMemory(options);
+    await fourth.facts.add({ id: 'late', userId: 'ana', text: 'a fact written later' });
+    await fourth.recall('fact number 5', { userId: 'ana', k: 5 });
+    await fourth.close();
+    const last = header().pages.sort((a, b) => a.page - b.page);
+    expect(last[0]!.file).toBe(files.find((file) => file.startsWith('page:0:')));
+    expect(last[1]!.file ?? last[1]!.key).not.toBe(files.find((file) => file.startsWith('page:1:')));
+    expect(filesThere()).toEqual([last[0]!.file!, last[1]!.file ?? last[1]!.key].sort());
+  });
+
   it('close() writes the image again only after a write: a read-only session leaves the file as it was', async () => {
     const directory = join(root, 'read-only');
     const image = () => statSync(join(directory, 'agent', 'image.v8'));

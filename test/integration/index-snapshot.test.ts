@@ -294,6 +294,38 @@ describe('index snapshot', () => {
     expect(fromSnapshot).toEqual(await answers(fromRecords));
   });
 
+  it('a save after recalls and pins alone writes the pages’ documents again over their stored payloads: the next open answers as a records open', async () => {
+    const db = database();
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const clock = () => now;
+    const first = await openOn(db, { clock });
+    await seed(first, 2500);
+    await closeIt(first);
+    const before = await rawSnapshot(db);
+
+    // A month later the recalled memories rank higher (recency from their access): the saved documents must say so.
+    now += 30 * 86_400_000;
+    const second = await openOn(db, { clock });
+    for (let i = 0; i < 12; i++) await second.recall(QUERIES[i % QUERIES.length]!, { userId: i % 2 ? 'ana' : 'ben', k: 25 });
+    await second.facts.update('f2400', { pinned: true });
+    await closeIt(second);
+    const after = await rawSnapshot(db);
+    // Every page saved again under a new key, with the stored page's vectors, terms and fingerprints.
+    expect(after.header.pages.map((p) => p.key).filter((key) => before.header.pages.some((b) => b.key === key))).toEqual([]);
+    for (const page of after.blocks) {
+      const was = before.blocks.find((b) => b.page === page.page)!;
+      expect(page.terms).toEqual(was.terms);
+      expect(page.fingerprints).toEqual(was.fingerprints);
+      expect(new Uint8Array(await (page.payload as Blob).arrayBuffer())).toEqual(new Uint8Array(await (was.payload as Blob).arrayBuffer()));
+      expect(page.docs).not.toEqual(was.docs);
+    }
+
+    const next = await openOn(db, { clock });
+    expect(await next.info()).toMatchObject({ openedFrom: 'snapshot', replayed: 0, indexed: 2501 });
+    const fromRecords = await openOn(db, { clock, indexSnapshot: false });
+    expect(await answers(next)).toEqual(await answers(fromRecords));
+  });
+
   it('an engine does not merge its pages into a snapshot another engine saved from its own rebuild (another layout)', async () => {
     const db = database();
     const first = await openOn(db);

@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import { nextTask } from '../../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
 import type { EmbedderStamp } from '../../schema/records.js';
-import { decodePage, encodePage, type SnapshotPage, type TermSource } from './snapshot-page.js';
+import { decodePage, encodePage, reencodeDocs, type SnapshotPage, type TermSource } from './snapshot-page.js';
 import { unheldTerms } from './unheld-terms.js';
 import { readColumns } from '../doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
@@ -58,12 +58,23 @@ export interface SnapshotHeader {
    * two pages or in none.
    */
   layout: string;
-  /** Each page's current row (rows are copy-on-write: a rewritten page gets a new key). */
-  pages: { page: number; key: string }[];
+  /**
+   * Each page's current row (rows are copy-on-write: a rewritten page gets a new key), and the payload file the
+   * row names when that is not the file of its own key (a page whose documents alone were saved again keeps its
+   * file: `reencodeDocs`). Headers saved before 2026-11-26 name no files: each row's file is its key's.
+   */
+  pages: { page: number; key: string; file?: string }[];
   count: number;
 }
 
 export type SnapshotRow = SnapshotHeader | SnapshotPage;
+
+/** A page to save: its members, and whether only their documents changed since its stored row. */
+export interface DirtyPage {
+  page: number;
+  ids: string[];
+  fieldsOnly: boolean;
+}
 
 /**
  * Which page each indexed memory belongs to, and which pages changed since
@@ -74,6 +85,11 @@ export class SnapshotPages implements IndexObserver {
   private readonly pageOf = new Map<string, number>();
   private members: Set<string>[] = [];
   private readonly dirty = new Set<number>();
+  /**
+   * Dirty pages whose vectors, texts or members changed since their stored row was written (or that have none):
+   * the others changed in their documents alone, and a save re-encodes just those (`reencodeDocs`).
+   */
+  private readonly rewritten = new Set<number>();
   /** This assignment of memories to pages: restored with the pages, new when the index is rebuilt. */
   layout = newId();
 
@@ -83,6 +99,7 @@ export class SnapshotPages implements IndexObserver {
     this.pageOf.clear();
     this.members = [];
     this.dirty.clear();
+    this.rewritten.clear();
     for (const { page, ids } of pages) {
       const set = new Set(ids);
       this.members[page] = set;
@@ -94,14 +111,14 @@ export class SnapshotPages implements IndexObserver {
   cleared(): void {
     this.layout = newId();
     this.pageOf.clear();
-    for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.dirty.add(n);
+    for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.mark(n, false);
     this.members = [];
   }
 
-  changed(id: string): void {
+  changed(id: string, fieldsOnly = false): void {
     const known = this.pageOf.get(id);
     if (known !== undefined) {
-      this.dirty.add(known);
+      this.mark(known, fieldsOnly);
       return;
     }
     let tail = this.members.length - 1;
@@ -111,7 +128,7 @@ export class SnapshotPages implements IndexObserver {
     }
     this.members[tail]!.add(id);
     this.pageOf.set(id, tail);
-    this.dirty.add(tail);
+    this.mark(tail, false);
   }
 
   removed(id: string): void {
@@ -119,28 +136,36 @@ export class SnapshotPages implements IndexObserver {
     if (page === undefined) return;
     this.pageOf.delete(id);
     this.members[page]!.delete(id);
-    this.dirty.add(page);
+    this.mark(page, false);
   }
 
   get hasChanges(): boolean {
     return this.dirty.size > 0;
   }
 
-  /** Takes the dirty set (the caller puts it back with `undo` if the save does not commit). */
-  takeDirty(): { page: number; ids: string[] }[] {
-    const out = [...this.dirty].map((page) => ({ page, ids: [...(this.members[page] ?? [])] }));
+  /**
+   * Takes the dirty set (the caller puts it back with `undo` if the save does not commit). `fieldsOnly`: only the
+   * documents of the page's members changed since its stored row, which the save may then re-encode alone.
+   */
+  takeDirty(): DirtyPage[] {
+    const out = [...this.dirty].map((page) => ({ page, ids: [...(this.members[page] ?? [])], fieldsOnly: !this.rewritten.has(page) }));
     this.dirty.clear();
+    this.rewritten.clear();
     return out;
   }
 
-
-  undo(pages: number[]): void {
-    for (const b of pages) this.dirty.add(b);
+  undo(pages: readonly Pick<DirtyPage, 'page' | 'fieldsOnly'>[]): void {
+    for (const { page, fieldsOnly } of pages) this.mark(page, fieldsOnly);
   }
 
   /** Marks every live page dirty: the next save writes them all (the stored snapshot is of another layout). */
   allDirty(): void {
-    for (const page of this.livePages()) this.dirty.add(page);
+    for (const page of this.livePages()) this.mark(page, false);
+  }
+
+  private mark(page: number, fieldsOnly: boolean): void {
+    this.dirty.add(page);
+    if (!fieldsOnly) this.rewritten.add(page);
   }
 
   /** Pages that hold at least one memory. */
@@ -310,6 +335,13 @@ export async function saveSnapshot(
   const keyOfPage = (page: number) => `page:${page}:${generation}`;
   const live = new Set(tracker.livePages());
   const count = index.size;
+  // The stored rows that pages whose documents alone changed are re-encoded from: the stored header's, if it is of this layout.
+  const stored = taken.some((t) => t.fieldsOnly) ? ((await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined) : undefined;
+  const storedEntries = stored?.format === FORMAT && stored.layout === tracker.layout ? new Map(stored.pages.map((entry) => [entry.page, entry])) : undefined;
+  /** Pages re-encoded from a stored row: that row's key, which the header must still name when this save commits. */
+  const reencodedFrom = new Map<number, string>();
+  /** The payload file each page written here names, when it names one. */
+  const fileOf = new Map<number, string>();
 
   let saved = false;
   let otherLayout = false;
@@ -320,7 +352,20 @@ export async function saveSnapshot(
     // query arriving meanwhile waited for; now no step is more than about the row's clone (10–15 ms at 100k).
     for (let i = 0; i < taken.length; i++) {
       if (i > 0) await pace();
-      const { page, ids } = taken[i]!;
+      const { page, ids, fieldsOnly } = taken[i]!;
+      // Only documents changed (what recalls' access times leave): the stored row's terms, norms and payload stay.
+      const source = fieldsOnly ? storedEntries?.get(page) : undefined;
+      const savedRow = source ? ((await db.snapshot.get(source.key)) as SnapshotPage | undefined) : undefined;
+      const reencoded = savedRow ? reencodeDocs(index, ids, savedRow, keyOfPage(page)) : null;
+      if (reencoded) {
+        const columns = readColumns(reencoded.row.docs);
+        if (columns) index.adoptDocs(columns, reencoded.row.fingerprints, reencoded.docs);
+        await pace();
+        await db.snapshot.put(reencoded.row);
+        reencodedFrom.set(page, source!.key);
+        if (isPayloadFile(reencoded.row.payload)) fileOf.set(page, reencoded.row.payload.file);
+        continue;
+      }
       const encoded = await encodePage(index, ids, page, keyOfPage(page), readTerms, pace);
       if (!encoded) return false; // a memory left the index meanwhile: the mark has moved too
       const { row, payload } = encoded;
@@ -336,6 +381,7 @@ export async function saveSnapshot(
       await db.snapshot.put({ ...row, payload: { file: row.key, bytes: payload.reduce((n, part) => n + part.byteLength, 0) } });
       await pace();
       await files.write(row.key, payload);
+      fileOf.set(page, row.key);
     }
     const listed = files ? await files.list() : [];
     saved = await db.transaction('rw', [db.meta, db.snapshot, db.indexLog], async () => {
@@ -345,25 +391,32 @@ export async function saveSnapshot(
       const since = mark === expectedMark ? [] : logBetween(log, expectedMark, mark);
       if (!since) return false;
       const previous = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
-      const keyOf = new Map<number, string>();
+      const entryOf = new Map<number, SnapshotHeader['pages'][number]>();
       // The stored pages are this layout's: the pages not rewritten stay. Otherwise every live page must be in this save.
       if (previous?.format === FORMAT && previous.layout === tracker.layout) {
-        for (const b of previous.pages) if (live.has(b.page)) keyOf.set(b.page, b.key);
+        for (const entry of previous.pages) if (live.has(entry.page)) entryOf.set(entry.page, entry);
       } else if (taken.length < live.size) {
         otherLayout = true;
         return false;
       }
-      for (const { page } of taken) keyOf.set(page, keyOfPage(page));
+      // A page re-encoded from a stored row shares that row's payload: the header must still name that row
+      // (another engine's save may have replaced it, and swept its file), or this save does not commit.
+      for (const [page, key] of reencodedFrom) if (entryOf.get(page)?.key !== key) return false;
+      for (const { page } of taken) {
+        const file = fileOf.get(page);
+        const key = keyOfPage(page);
+        entryOf.set(page, file === undefined || file === key ? { page, key } : { page, key, file });
+      }
       const header: SnapshotHeader = {
         key: HEADER_KEY,
         format: FORMAT,
         mark: expectedMark,
         embedder,
         layout: tracker.layout,
-        pages: [...keyOf].map(([page, key]) => ({ page, key })),
+        pages: [...entryOf.values()],
         count,
       };
-      const keep = new Set([HEADER_KEY, ...keyOf.values()]);
+      const keep = new Set([HEADER_KEY, ...header.pages.map((entry) => entry.key)]);
       const stale = (await db.snapshot.toCollection().primaryKeys()).filter((key) => !keep.has(key));
       await db.snapshot.bulkDelete(stale);
       await db.snapshot.put(header);
@@ -373,14 +426,14 @@ export async function saveSnapshot(
         const replayed = new Set(since);
         await db.indexLog.bulkDelete(log.filter((row) => !replayed.has(row)).map((row) => row.seq!));
       }
-      kept = new Set(keyOf.values());
+      kept = new Set(header.pages.map((entry) => entry.file ?? entry.key));
       return true;
     });
     // The files of pages the header no longer names (pages replaced, saves that did not commit).
     if (saved && kept) await files?.remove(listed.filter((name) => !kept!.has(name)));
   } finally {
     if (!saved) {
-      tracker.undo(dirty.map((t) => t.page));
+      tracker.undo(dirty);
       // Another engine saved its own layout meanwhile: the next try writes every page.
       if (otherLayout) tracker.allDirty();
       // Best effort: rows of a save that did not commit are also swept by the next one that does.

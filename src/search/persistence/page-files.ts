@@ -10,7 +10,10 @@
  *
  * The files belong to the snapshot as the page rows do: named by the page
  * row's key (fresh for every save: copy-on-write), each written after its
- * row and before the header transaction that names them. A save lists the
+ * row and before the header transaction that names them. A page saved again
+ * for its documents alone (access times, pins) keeps its file: its new row
+ * names the file of the row it was re-encoded from, and so does the header
+ * (`SnapshotHeader.pages[].file`), which is what a save keeps. A save lists the
  * files before its header transaction and deletes, once it commits, the
  * listed ones the header does not name: a file was listed only after its
  * row was written, so it is either named, or its row was swept by that

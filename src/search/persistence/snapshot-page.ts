@@ -126,6 +126,32 @@ export async function encodePage(
 }
 
 /**
+ * Page `saved` again under `key` when only its members' documents changed
+ * since it was written (access times, pins: what recalls leave): its
+ * documents encoded from the index in the saved order, everything else (the
+ * term lists, fingerprints, norms, and the payload with the vectors) the
+ * saved row's, so a save after recalls writes a few hundred kilobytes of
+ * columns per page instead of its vectors too (3 MB a page at 384-d). Null
+ * when the page is not the saved one in anything but its documents: another
+ * set of members, or one whose text fingerprint differs.
+ */
+export function reencodeDocs(index: MemoryIndex, ids: readonly string[], saved: SnapshotPage, key: string): { row: SnapshotPage; docs: IndexDoc[] } | null {
+  const columns = readColumns(saved.docs);
+  if (!columns || columns.ids.length !== ids.length || saved.fingerprints.length !== ids.length) return null;
+  const members = new Set(ids);
+  const docs: IndexDoc[] = [];
+  for (let i = 0; i < columns.ids.length; i++) {
+    const id = columns.ids[i]!;
+    const doc = members.has(id) ? index.peekDoc(id) : undefined;
+    const text = index.text(id);
+    const fingerprint = text === undefined ? index.fingerprintOf(id) : textFingerprint(text);
+    if (!doc || fingerprint !== saved.fingerprints[i]) return null;
+    docs.push(doc);
+  }
+  return { row: { ...saved, key, page: saved.page, docs: encodeDocs(docs) }, docs };
+}
+
+/**
  * What `MemoryIndex.loadBatch` takes, from a page read back and its payload's
  * bytes (at a 4-byte aligned offset; the batch views them, so they must stay
  * until it is loaded); null when the page does not fit together, or its

@@ -73,8 +73,8 @@ export class SnapshotWriter implements IndexObserver {
     if (this.pages.hasChanges) this.schedule();
   }
 
-  changed(id: string): void {
-    this.pages.changed(id);
+  changed(id: string, fieldsOnly?: boolean): void {
+    this.pages.changed(id, fieldsOnly);
     this.schedule();
   }
 
