@@ -779,6 +779,57 @@ describe('index snapshot', () => {
     db.close();
   });
 
+  it('a page saved for its documents alone is re-encoded from the stored row, and does not commit if another save replaced that row meanwhile', async () => {
+    const { indexedDB, IDBKeyRange } = freshIndexedDB();
+    const db = new EngramDatabase('snapshot-reencode-race', { indexedDB, IDBKeyRange });
+    await db.open();
+    const embedder = await realEmbedder();
+    const index = new MemoryIndex(embedder.dimension);
+    const pages = new SnapshotPages();
+    index.reportChangesTo(pages);
+    const random = seededRandom(9);
+    const doc = (i: number, touchedAt = i) => ({ id: `m${i}`, userId: 'u', kind: 'fact' as const, createdAt: i, touchedAt, tags: [], importance: 0.5, pinned: false, archived: false, times: [], fields: {} });
+    for (let i = 0; i < 100; i++) index.upsert({ doc: doc(i), text: `note ${i}`, vector: Float32Array.from({ length: embedder.dimension }, () => random() - 0.5) });
+    const stamp = { id: embedder.id, dimension: embedder.dimension };
+    const readTerms = unheldTerms(db, index);
+    expect(await saveSnapshot(db, index, pages, stamp, db.writeMark.committed, null, undefined, readTerms)).toBe(true);
+    const first = (await db.snapshot.get('header')) as SnapshotHeader;
+    const source = (await db.snapshot.get(first.pages[0]!.key)) as SnapshotPage;
+
+    // An access time: the page's documents alone changed.
+    index.updateDoc(doc(7, 1_000));
+    const taken = pages.takeDirty();
+    expect(taken.map(({ page, fieldsOnly }) => ({ page, fieldsOnly }))).toEqual([{ page: 0, fieldsOnly: true }]);
+    pages.undo(taken);
+    // Another save (same layout) replaces the page's row while this one re-encodes from it.
+    let replaced = false;
+    const raced = await saveSnapshot(db, index, pages, stamp, db.writeMark.committed, null, async () => {
+      if (replaced) return;
+      replaced = true;
+      await db.snapshot.bulkPut([{ ...source, key: 'page:0:other' }, { ...first, pages: [{ page: 0, key: 'page:0:other' }] }]);
+      await db.snapshot.delete(source.key);
+    }, readTerms);
+    expect(replaced).toBe(true);
+    expect(raced).toBe(false);
+    expect(((await db.snapshot.get('header')) as SnapshotHeader).pages).toEqual([{ page: 0, key: 'page:0:other' }]);
+    expect(pages.hasChanges).toBe(true);
+
+    // The next save re-encodes from the row the header names now: its payload and terms, the new document.
+    expect(await saveSnapshot(db, index, pages, stamp, db.writeMark.committed, null, undefined, readTerms)).toBe(true);
+    const header = (await db.snapshot.get('header')) as SnapshotHeader;
+    const saved = (await db.snapshot.get(header.pages[0]!.key)) as SnapshotPage;
+    expect(header.pages[0]!.key).not.toBe('page:0:other');
+    expect(saved.terms).toEqual(source.terms);
+    expect(new Uint8Array(await (saved.payload as Blob).arrayBuffer())).toEqual(new Uint8Array(await (source.payload as Blob).arrayBuffer()));
+    expect(saved.docs).not.toEqual(source.docs);
+    // What is loaded back holds the new access time.
+    const reopened = new MemoryIndex(embedder.dimension);
+    expect((await loadSnapshot(db, stamp, reopened)).pages).toBeDefined();
+    expect(reopened.doc('m7')!.touchedAt).toBe(1_000);
+    expect(reopened.doc('m8')!.touchedAt).toBe(8);
+    db.close();
+  });
+
   it('a write that commits while a save is between the steps of a page stays in the log: the save commits at the mark it began at, and the next open replays the write', async () => {
     const { indexedDB, IDBKeyRange } = freshIndexedDB();
     const db = new EngramDatabase('snapshot-race-steps', { indexedDB, IDBKeyRange });
