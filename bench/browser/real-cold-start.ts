@@ -8,7 +8,8 @@
  * BENCH_QUERIES back-to-back `recall(text)` calls with the default access-time
  * writes, then writes 100 facts one by one and closes the tab without
  * `close()`: the next reload opens a snapshot that missed them. The first
- * reload follows a clean `close()`. Medians over the killed reloads, load
+ * reload follows a clean `close()`. Then three sessions of the same recalls
+ * end with a timed `close()`. Medians over the killed reloads, load
  * average printed.
  *
  *   npm run bench:real-cold
@@ -38,6 +39,8 @@ const QUERIES = Number(process.env.BENCH_QUERIES ?? 100);
 const TOUCH = process.env.BENCH_TOUCH !== '0';
 const DIMENSION = Number(process.env.BENCH_DIMENSION ?? 128);
 const KILLED_WRITES = 100;
+/** Sessions of recalls ended by a timed close(), after the reloads. */
+const CLOSED_SESSIONS = 3;
 /** The offline model (../shared/models), 128 wide. */
 const OFFLINE_MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url));
 const OFFLINE_MODEL = 'minishlab/potion-base-4M-int8';
@@ -151,6 +154,29 @@ try {
       `reload ${reload + 1} (${row.killed ? 'after a killed tab' : 'after close()'}; opened from the ${row.openedFrom}, ${row.replayed} replayed): model ready ${Math.round(row.ready)} ms, first recall answered ${Math.round(row.first)} ms from navigation (${phases}); back-to-back recall(text) p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${result.latencies.filter((ms) => ms > 10).length} of ${result.latencies.length} over 10 ms; load ${load()}`,
     );
   }
+  // What close() costs after a session of recalls: it writes the access times and saves the snapshot pages they
+  // dirtied (their documents; a page's vectors only when they changed).
+  const closes: number[] = [];
+  for (let session = 0; session < CLOSED_SESSIONS; session++) {
+    page = await context.newPage();
+    await openPage(page, server.url);
+    closes.push(
+      await page.evaluate(
+        async ({ name, model, queries, touch }) => {
+          const w = window as unknown as BarePage;
+          w.memory = await w.engramDemo.open({ name }, { model });
+          for (const query of queries) await w.memory.recall(query, { touch });
+          const started = performance.now();
+          await w.memory.close();
+          return performance.now() - started;
+        },
+        { name: NAME, model, queries, touch: TOUCH },
+      ),
+    );
+    await page.close();
+  }
+  console.log(`close() after ${queries.length} back-to-back recalls: ${closes.map((ms) => Math.round(ms)).join(', ')} ms (median ${Math.round(median(closes))}); load ${load()}`);
+
   const killed = rows.filter((r) => r.killed);
   console.log(
     `\n${SIZE.toLocaleString('en-US')} facts, ${DIMENSION === OFFLINE_DIMENSION ? 'offline model (128-d)' : `offline model widened to ${DIMENSION}-d (bench/widened-model.ts)`}, default ranking, tab killed before each reload (medians of ${killed.length}): ` +
