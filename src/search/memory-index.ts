@@ -422,6 +422,7 @@ export class MemoryIndex {
       k,
       lo: bounds.lo,
       hi: bounds.hi,
+      above: bounds.above,
       signals: user.signals,
       accept: (row) => accept(user.vectors.idAt(row)),
       // No accepted match: every accepted row's keyword part is 0, which pass 2 assumes.

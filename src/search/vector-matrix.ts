@@ -32,6 +32,11 @@ export interface ScoreBounds {
   lo: Float32Array;
   hi: Float32Array;
   exact: boolean;
+  /**
+   * The rows whose `hi` is not ≤ `threshold`, ascending, and the largest `hi`: what a walk over every
+   * row would find, from a kernel (valid until the next call on the matrix). Absent when the bounds are exact.
+   */
+  above?(threshold: number): { rows: Int32Array; largest: number };
 }
 
 /** The bounds' per-row metadata (simd/split-rows.ts), as the index snapshot keeps it next to the f32 rows. */
@@ -247,7 +252,7 @@ export class VectorMatrix {
   scoreBounds(query: Float32Array): ScoreBounds {
     const n = this.ids.length;
     const bounds = this.boundsOf(query);
-    if (bounds) return { ...bounds, exact: false };
+    if (bounds) return { ...bounds, exact: false, above: (threshold) => this.rows.above(n, threshold) };
     const scores = this.rows.scores(n);
     this.rescored = n;
     return { lo: scores, hi: scores, exact: true };

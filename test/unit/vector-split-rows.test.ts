@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SplitRows } from '../../src/search/simd/split-rows.js';
+import { largestF32AtMost, SplitRows } from '../../src/search/simd/split-rows.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import { rng } from '../../bench/synthetic.js';
 
@@ -168,6 +168,61 @@ describe('bounds from the high halves (SplitRows)', () => {
       }
     });
   }
+
+  for (const simd of [true, false]) {
+    it(`above keeps the rows whose upper bound is not ≤ an f64 threshold, exactly as JS compares them, and the largest bound (simd ${simd})`, () => {
+      const d = 24;
+      const n = 3000;
+      const random = rng(77);
+      const rows = new SplitRows(d, n, { simd });
+      const vectors = new Float32Array(n * d).map(() => random() * 2 - 1);
+      rows.writeMany(0, vectors, n);
+      const bounds = rows.bounds(Float32Array.from({ length: d }, () => random() - 0.5), n)!;
+      const hi = Float32Array.from(bounds.hi);
+      const f64 = new Float64Array(1);
+      const bits = new BigInt64Array(f64.buffer);
+      // The f64 values next to x: thresholds an f32 rounding of the threshold would get wrong.
+      const beside = (x: number, step: bigint) => {
+        f64[0] = x;
+        bits[0] = bits[0]! + (x >= 0 ? step : -step);
+        return f64[0]!;
+      };
+      const thresholds = [Number.NaN, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, 0, -0, 3.4e38, -3.4e38, 1e-45, -1e-45];
+      for (let i = 0; i < 40; i++) {
+        const h = hi[Math.floor(random() * n)]!;
+        thresholds.push(h, beside(h, 1n), beside(h, -1n), (h + Math.fround(h * (1 + 2 ** -23))) / 2);
+      }
+      for (const t of thresholds) {
+        const expected = [...hi.keys()].filter((r) => !(hi[r]! <= t));
+        const got = rows.above(n, t);
+        expect([...got.rows], `threshold ${t}`).toEqual(expected);
+        expect(got.largest).toBe(Math.max(...hi));
+      }
+      // None: −∞, as a walk that found nothing leaves it.
+      expect(rows.above(0, 0)).toEqual({ rows: new Int32Array(0), largest: Number.NEGATIVE_INFINITY });
+    });
+  }
+
+  it('largestF32AtMost is the largest f32 at most its argument', () => {
+    const random = rng(5);
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
+    const cases = [0, -0, 1, -1, 1e-46, -1e-46, 3.5e38, -3.5e38, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, ...Array.from({ length: 2000 }, () => (random() - 0.5) * 10 ** Math.floor(random() * 20 - 10))];
+    for (const x of cases) {
+      const down = largestF32AtMost(x);
+      expect(Math.fround(down)).toBe(down);
+      expect(down <= x).toBe(true);
+      // The next f32 above it is above x.
+      f32[0] = down;
+      if (down === Number.POSITIVE_INFINITY) continue;
+      // Above ±0 (in value) comes 2⁻¹⁴⁹.
+      if (down === 0) u32[0] = 1;
+      else if (down > 0) u32[0]!++;
+      else u32[0]!--;
+      expect(f32[0]! > x, `${x}`).toBe(true);
+    }
+    expect(largestF32AtMost(Number.NaN)).toBeNaN();
+  });
 
   it('refuses rows and queries it cannot bound: non-finite components, norms above 2^60', () => {
     const q8 = new SplitRows(4, 4);

@@ -250,6 +250,19 @@ export class SplitRows {
     return { lo: new Float32Array(buffer, lo, count), hi: new Float32Array(buffer, hi, count) };
   }
 
+  /**
+   * After `bounds` of the first `count` rows: the rows whose upper bound is
+   * not ≤ `threshold` (an f64: compared as JS compares the bound with it),
+   * ascending, as a scratch view valid until the next call on these rows
+   * (it shares its memory with `scores`), and the largest upper bound.
+   */
+  above(count: number, threshold: number): { rows: Int32Array; largest: number } {
+    const hi = this.scratchOffset() + this.capacity * 4;
+    const out = this.scratchOffset() + this.capacity * 8;
+    const n = this.kernels.above(hi, count, largestF32AtMost(threshold), out);
+    return { rows: new Int32Array(this.kernels.buffer(), out, n), largest: this.kernels.largest() };
+  }
+
   /** The exact scores of the first `count` rows with the placed query (scratch view, valid until the next call). */
   scores(count: number): Float32Array {
     const out = this.scratchOffset() + this.capacity * 8;
@@ -307,20 +320,32 @@ const BLOCK_ROWS = 2048;
 const DOUBLINGS = Math.log2(BLOCK_ROWS / FIRST_BLOCK_ROWS) + 1;
 const DOUBLED_ROWS = FIRST_BLOCK_ROWS * (2 ** DOUBLINGS - 1);
 
-/** The two kernels of split-rows.wat over one growable buffer. */
+/** The kernels of split-rows.wat over one growable buffer. */
 interface Kernels extends KernelMemory {
   readonly simd: boolean;
   bounds(rows: number, meta: number, query: number, lo: number, hi: number, count: number, stride: number, alpha: number, beta: number, eta: number): void;
   scores(rows: number, lows: number, query: number, out: number, count: number, stride: number): void;
+  /** Writes the indexes of the f32 values at `hi` (of `count`) not ≤ `threshold` to `out` (i32), returns how many. */
+  above(hi: number, count: number, threshold: number, out: number): number;
+  /** The largest value the last `above` read (−∞ for none; NaN never). */
+  largest(): number;
 }
 
 function createKernels(initialBytes: number, options: { simd?: boolean }): Kernels {
   const module = options.simd === false ? null : compileWasm(SPLIT_ROWS_WASM_BASE64);
   if (module) {
     const { exports, memory } = instantiate(module, initialBytes);
-    return { simd: true, ...memory, bounds: exports.bounds as Kernels['bounds'], scores: exports.scores as Kernels['scores'] };
+    return {
+      simd: true,
+      ...memory,
+      bounds: exports.bounds as Kernels['bounds'],
+      scores: exports.scores as Kernels['scores'],
+      above: exports.above as Kernels['above'],
+      largest: exports.largest as Kernels['largest'],
+    };
   }
   const memory = arrayMemory(initialBytes);
+  let largest = -Infinity;
   // One row's high halves as f32 at a time (bounds), built in a scratch row.
   let bits = new Uint32Array(0);
   let floats = new Float32Array(0);
@@ -368,7 +393,40 @@ function createKernels(initialBytes: number, options: { simd?: boolean }): Kerne
         f32[(out >> 2) + r] = s0 + s1 + s2 + s3;
       }
     },
+    above(hi, count, threshold, out) {
+      const buffer = memory.buffer();
+      const values = new Float32Array(buffer, hi, count);
+      const rows = new Int32Array(buffer, out, count);
+      let n = 0;
+      largest = -Infinity;
+      for (let r = 0; r < count; r++) {
+        const h = values[r]!;
+        if (h > largest) largest = h;
+        if (!(h <= threshold)) rows[n++] = r;
+      }
+      return n;
+    },
+    largest: () => largest,
   };
+}
+
+const F32 = new Float32Array(1);
+const F32_BITS = new Uint32Array(F32.buffer);
+
+/**
+ * The largest f32 value ≤ `value` (NaN for NaN): for an f32 h, `h <= value`
+ * exactly when `h <= largestF32AtMost(value)`, so a kernel that compares in
+ * f32 keeps the rows a JS test in f64 keeps.
+ */
+export function largestF32AtMost(value: number): number {
+  const rounded = Math.fround(value);
+  if (!(rounded > value)) return rounded;
+  F32[0] = rounded;
+  // One step down: towards −∞ in magnitude order (a positive value's bits − 1, a negative one's + 1; below ±0, −2⁻¹⁴⁹).
+  if (rounded > 0) F32_BITS[0]!--;
+  else if (rounded < 0) F32_BITS[0]!++;
+  else F32_BITS[0] = 0x80000001;
+  return F32[0]!;
 }
 
 const U = 2 ** -24;

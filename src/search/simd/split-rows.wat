@@ -16,6 +16,11 @@
 ;; 16-bit words of a zero vector, or of the low halves, with the high halves:
 ;; one punpcklwd/punpckhwd on x64), which measured faster than widening and
 ;; shifting.
+;; `above` writes the indexes r (i32, ascending) of the rows whose hi[r] is
+;; not ≤ $t (NaN included: the same rows a JS test `!(hi[r] <= t)` keeps when
+;; $t is the largest f32 ≤ its f64 threshold) and returns how many, and
+;; leaves the largest hi[r] (NaN never wins, as with a JS `>` test) for
+;; `largest`: the hybrid search's candidate pass walks only those rows.
 ;; Compiled by scripts/build-wasm.ts into split-rows-wasm.ts; edit this
 ;; file, then run `npm run build:wasm`.
 (module
@@ -110,4 +115,24 @@
         (local.set $low (i32.add (local.get $low) (local.get $half)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $each))))
+
+  (global $largest (mut f32) (f32.const -inf))
+  (func (export "above")
+    (param $hi i32) (param $count i32) (param $t f32) (param $out i32) (result i32)
+    (local $r i32) (local $n i32) (local $h f32) (local $max f32)
+    (local.set $max (f32.const -inf))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
+        (local.set $h (f32.load (i32.add (local.get $hi) (i32.shl (local.get $r) (i32.const 2)))))
+        (if (f32.gt (local.get $h) (local.get $max)) (then (local.set $max (local.get $h))))
+        (if (i32.eqz (f32.le (local.get $h) (local.get $t)))
+          (then
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $r))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $each)))
+    (global.set $largest (local.get $max))
+    (local.get $n))
+  (func (export "largest") (result f32) (global.get $largest))
 )
