@@ -1,3 +1,4 @@
+import { cosineCandidates } from './cosine-candidates.js';
 import { SplitRows } from './simd/split-rows.js';
 import { TopK } from './top-k.js';
 
@@ -61,7 +62,7 @@ export interface QuantizedRun {
  *
  * With `quantize` (the default where SIMD runs) topK first bounds every
  * row's score from its high halves, keeps the rows whose upper bound reaches
- * the k-th best lower bound (see `candidates`), and scores only those
+ * the k-th best lower bound (see cosine-candidates.ts), and scores only those
  * exactly: the same ids and the same float scores as scoring every row
  * exactly, at about half the memory traffic.
  *
@@ -81,6 +82,7 @@ export class VectorMatrix {
   private ids: string[] = [];
   private rowOf = new Map<string, number>();
   private rescored = 0;
+  private walked = 0;
   private readonly companion: RowCompanion | undefined;
 
   constructor(dimension: number, options: VectorMatrixOptions = {}) {
@@ -115,6 +117,11 @@ export class VectorMatrix {
   /** How many rows the last topK scored exactly: the candidates, or every row for a full scan. */
   get lastRescored(): number {
     return this.rescored;
+  }
+
+  /** How many rows' bounds the last bounded topK walked in JS (see cosine-candidates.ts): every row, or the first rows and those the kernel handed on. */
+  get lastWalked(): number {
+    return this.walked;
   }
 
   /**
@@ -239,7 +246,9 @@ export class VectorMatrix {
     const n = this.ids.length;
     if (n === 0 || k <= 0) return [];
     const bounds = this.boundsOf(query);
-    const heap = bounds ? this.rescore(candidates(bounds.lo, bounds.hi, k, accept && ((row) => accept(this.ids[row]!))), k) : this.scan(k, accept);
+    const heap = bounds
+      ? this.rescore(this.candidates(bounds, k, accept), k)
+      : this.scan(k, accept);
     return heap.sorted().map(({ row, score }) => ({ id: this.ids[row]!, score }));
   }
 
@@ -274,6 +283,12 @@ export class VectorMatrix {
     this.rows.placeQuery(query);
     this.rescored = rows.length;
     return this.rows.scoresOf(rows).slice();
+  }
+
+  private candidates(bounds: { lo: Float32Array; hi: Float32Array }, k: number, accept?: (id: string) => boolean): number[] {
+    const found = cosineCandidates(bounds.lo, bounds.hi, k, accept && ((row) => accept(this.ids[row]!)), (threshold) => this.rows.above(this.ids.length, threshold).rows);
+    this.walked = found.walked;
+    return found.rows;
   }
 
   /** Scores every row exactly and keeps the k best accepted ones. */
@@ -322,39 +337,4 @@ export class VectorMatrix {
     this.companionCapacity = Math.max(rows, this.companionCapacity + Math.max(64, Math.ceil(this.companionCapacity / 8)));
     this.companion?.reserve(this.companionCapacity);
   }
-}
-
-/**
- * The rows that may be among the k best accepted rows, ascending, given
- * `lo[r] ≤ S[r] ≤ hi[r]` for every row's exact score S[r]; every row returned
- * is accepted, and `accept` is asked only about rows that could still win.
- *
- * Why no row of the top k is lost: let B be the k-th largest `lo` among the
- * accepted rows seen so far (−∞ while fewer than k); B only rises. Those k
- * accepted rows have S ≥ lo ≥ B. A row with hi < B has S ≤ hi < B, so k
- * accepted rows beat it strictly: it is not among the k best under any
- * tie-break. Hence skipping a row whose hi is below B when it is reached, and
- * dropping at the end the kept rows whose hi is below the final B, drops only
- * rows outside the top k; rows that `accept` rejects are outside it too. So
- * the result contains the k best accepted rows (all accepted rows when fewer
- * than k), and the k best of it under a total order are the k best overall.
- */
-function candidates(lo: Float32Array, hi: Float32Array, k: number, accept?: (row: number) => boolean): number[] {
-  const n = lo.length;
-  const best = new TopK(Math.min(k, n));
-  const kept: number[] = [];
-  let bar = -Infinity;
-  for (let row = 0; row < n; row++) {
-    if (hi[row]! < bar) continue;
-    if (accept && !accept(row)) continue;
-    kept.push(row);
-    if (best.wouldAccept(lo[row]!, row)) {
-      best.push(row, lo[row]!);
-      bar = best.floor();
-    }
-  }
-  let m = 0;
-  for (const row of kept) if (hi[row]! >= bar) kept[m++] = row;
-  kept.length = m;
-  return kept;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { largestF32AtMost, SplitRows } from '../../src/search/simd/split-rows.js';
+import { largestF32AtMost, largestF32Below, SplitRows } from '../../src/search/simd/split-rows.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import { rng } from '../../bench/synthetic.js';
 
@@ -70,6 +70,12 @@ function f64Dot(v: Float32Array, q: Float32Array): number {
   const s = [0, 0, 0, 0];
   for (let j = 0; j < v.length; j++) s[j % 4]! += v[j]! * q[j]!;
   return Math.fround(s[0]! + s[1]! + s[2]! + s[3]!);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }
 
 /** Every row's exact f32 kernel score for `q` (the f32 scan with k = n). */
@@ -224,6 +230,29 @@ describe('bounds from the high halves (SplitRows)', () => {
     expect(largestF32AtMost(Number.NaN)).toBeNaN();
   });
 
+  it('largestF32Below is the f32 just below an f32, and the largest f32 below any other value', () => {
+    const random = rng(6);
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
+    const up = (x: number) => {
+      f32[0] = x;
+      if (x === 0) u32[0] = 1;
+      else if (x > 0) u32[0]!++;
+      else u32[0]!--;
+      return f32[0]!;
+    };
+    const randoms = Array.from({ length: 2000 }, () => (random() - 0.5) * 10 ** Math.floor(random() * 20 - 10));
+    const cases = [0, -0, 1, -1, 1.4e-45, -1.4e-45, 1e-46, 3.4028234663852886e38, -3.4028234663852886e38, Number.POSITIVE_INFINITY, ...randoms, ...randoms.map(Math.fround)];
+    for (const x of cases) {
+      const below = largestF32Below(x);
+      expect(Math.fround(below)).toBe(below);
+      expect(below < x, `${x}`).toBe(true);
+      // Nothing f32 lies between: the next f32 up is x itself or above it.
+      expect(up(below) >= x, `${x}`).toBe(true);
+    }
+    expect(largestF32Below(Number.NEGATIVE_INFINITY)).toBe(Number.NEGATIVE_INFINITY);
+  });
+
   it('refuses rows and queries it cannot bound: non-finite components, norms above 2^60', () => {
     const q8 = new SplitRows(4, 4);
     expect(q8.write(0, Float32Array.from([1, Number.NaN, 0, 0]))).toBe(false);
@@ -281,6 +310,42 @@ describe('VectorMatrix: the bounds scan with an exact re-rank equals scoring eve
         if (d > 1) expect(m.topK(v, 3)[0]!.id).toBe('r2');
       });
     }
+
+    it(`past the first 2,048 rows the kernel hands the walk only rows that can still win, and nothing is lost (simd ${simd})`, () => {
+      const random = rng(21 + (simd ? 1 : 0));
+      const d = 16;
+      const n = 6_000;
+      const m = pair(d, simd, 2);
+      const q = unit(d, random);
+      // Rows in rising similarity to q for the first half (the first rows set a low bar, most later rows beat it),
+      // then random rows; copies of q before and after row 2,048 (exact ties across the boundary).
+      const rising = Array.from({ length: n / 2 }, () => unit(d, random)).sort((a, b) => dot(a, q) - dot(b, q));
+      rising.forEach((v, i) => m.upsert(`r${i}`, v));
+      for (let i = n / 2; i < n; i++) m.upsert(`r${i}`, unit(d, random));
+      for (const at of [100, 2_047, 2_048, 2_049, 5_999]) m.upsert(`r${at}`, q);
+      for (const k of [1, 5, 10, 50]) {
+        expect(m.topK(q, k)[0]!.id).toBe('r100');
+        m.topK(unit(d, random), k);
+      }
+      // Random queries: the kernel's threshold leaves the walk a few hundred rows, not all 6,000.
+      const walked: number[] = [];
+      for (let t = 0; t < 10; t++) {
+        m.topK(unit(d, random), 10);
+        walked.push(m.split.lastWalked);
+      }
+      expect(Math.max(...walked)).toBeLessThan(2_048 + 1_000);
+      // A filter that rejects every one of the first rows: the walk goes on in JS until it has k accepted rows.
+      m.topK(q, 10, (id) => Number(id.slice(1)) > 3_000);
+      m.topK(unit(d, random), 10, (id) => Number(id.slice(1)) > 5_990);
+      // A filter that accepts one row in a hundred, and k above what passes it.
+      m.topK(unit(d, random), 10, (id) => id.endsWith('00'));
+      m.topK(q, 100, (id) => id.endsWith('00'));
+      // Deletes move the last rows into holes; growth past the prefix again.
+      for (let i = 0; i < n; i += 5) m.remove(`r${i}`);
+      for (let i = 0; i < 500; i++) m.upsert(`s${i}`, unit(d, random));
+      for (const k of [1, 10, 40]) m.topK(unit(d, random), k);
+      m.topK(q, 10);
+    });
 
     it(`an overwritten row is re-quantised (simd ${simd})`, () => {
       const random = rng(11);

@@ -429,6 +429,21 @@ export function largestF32AtMost(value: number): number {
   return F32[0]!;
 }
 
+/**
+ * The largest f32 value below `value` (−∞ for −∞): for an f32 h and an f32
+ * b, `h >= b` exactly when h is not ≤ `largestF32Below(b)`, so
+ * `above(count, largestF32Below(b))` gives the rows whose bound is at least b.
+ */
+export function largestF32Below(value: number): number {
+  const rounded = largestF32AtMost(value);
+  if (rounded < value || rounded === Number.NEGATIVE_INFINITY) return rounded;
+  F32[0] = rounded;
+  if (rounded > 0) F32_BITS[0]!--;
+  else if (rounded < 0) F32_BITS[0]!++;
+  else F32_BITS[0] = 0x80000001;
+  return F32[0]!;
+}
+
 const U = 2 ** -24;
 const ETA = 2 ** -100;
 const LIMIT = 2 ** 60;
