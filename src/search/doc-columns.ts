@@ -127,6 +127,8 @@ export interface DocColumnsReader {
   importance(row: number): number;
   touchedAt(row: number): number;
   pinned(row: number): boolean;
+  /** What recall's default filter reads (a query that filters on nothing else tests it without building the document). */
+  archived(row: number): boolean;
   dated(row: number): boolean;
   /** As `speakerOf(doc(row))`. */
   speaker(row: number): string | undefined;
@@ -192,6 +194,7 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
     importance: (row) => c.importance[row]!,
     touchedAt: (row) => c.touchedAt[row]!,
     pinned: (row) => (c.flags[row]! & PINNED) !== 0,
+    archived: (row) => (c.flags[row]! & ARCHIVED) !== 0,
     dated: (row) => (c.flags[row]! & DATED) !== 0,
     speaker(row) {
       const at = speakerAt[c.shape[row]!]!;

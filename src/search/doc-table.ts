@@ -77,6 +77,16 @@ export class DocTable {
     return this.batches[Math.floor(entry / ROWS)]!.columns.kind(entry % ROWS);
   }
 
+  /** Whether a document is archived, without building it (undefined: not held). */
+  archivedOf(id: string): boolean | undefined {
+    const entry = this.entries.get(id);
+    if (typeof entry !== 'number') return entry?.archived;
+    const batch = this.batches[Math.floor(entry / ROWS)]!;
+    const row = entry % ROWS;
+    // A built document may have been replaced since it was loaded (setDoc): it is the one that counts.
+    return batch.built[row]?.archived ?? batch.columns.archived(row);
+  }
+
   /** The text a document was indexed with, when it is held: only for documents written since the open and not adopted yet. */
   text(id: string): string | undefined {
     return this.texts.get(id);

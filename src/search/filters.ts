@@ -31,6 +31,16 @@ export function compileFilter(options: DocFilter): (doc: IndexDoc) => boolean {
 }
 
 /**
+ * Whether `options` test nothing but the archived flag (recall's default:
+ * archived memories left out), which an index can read without building a
+ * document (DocTable.archivedOf).
+ */
+export function testsOnlyArchived(options: DocFilter): boolean {
+  const { types, tags, since, until, filter } = options;
+  return types === undefined && (tags === undefined || tags.length === 0) && since === undefined && until === undefined && (filter === undefined || Object.keys(filter).length === 0);
+}
+
+/**
  * A scalar wanted value matches by equality; an array of wanted values matches
  * any of them. When the stored value is itself an array, sharing one element
  * is a match (so `{ participants: 'ana' }` finds episodes Ana took part in).

@@ -7,7 +7,7 @@ export const KINDS_BY_CODE: readonly IndexDoc['kind'][] = ['fact', 'episode', 't
 
 /**
  * The query-independent ranking inputs of every row of one user's matrix
- * (type, importance, pinned, last touch, dated, speaker), in typed arrays indexed like the
+ * (type, importance, pinned, last touch, dated, speaker) and its archived flag, in typed arrays indexed like the
  * matrix's rows: the matrix moves them with its rows (it is their
  * `RowCompanion`). A search reads them to bound each row's final score
  * (score-bounds.ts) without building the row's document, which for rows
@@ -22,6 +22,8 @@ export class RowSignals {
   touchedAt = new Float64Array(0);
   /** 1 when pinned, else 0: the value the score adds `pinned` weight times. */
   pinned = new Uint8Array(0);
+  /** 1 when archived, else 0: recall's default filter, read without the row's id or document. */
+  archived = new Uint8Array(0);
   /** 1 when its text gives a relative time (IndexDoc.times not empty), else 0: a question about time multiplies its score. */
   dated = new Uint8Array(0);
   /** Its speaker's code in `speakerNames` (a turn's; 0 for no speaker): a query naming that speaker multiplies its score. */
@@ -46,6 +48,7 @@ export class RowSignals {
     this.importance = grown(this.importance, capacity);
     this.touchedAt = grown(this.touchedAt, capacity);
     this.pinned = grown(this.pinned, capacity);
+    this.archived = grown(this.archived, capacity);
     this.dated = grown(this.dated, capacity);
     this.speaker = grown(this.speaker, capacity);
   }
@@ -55,6 +58,7 @@ export class RowSignals {
     this.importance[to] = this.importance[from]!;
     this.touchedAt[to] = this.touchedAt[from]!;
     this.pinned[to] = this.pinned[from]!;
+    this.archived[to] = this.archived[from]!;
     this.dated[to] = this.dated[from]!;
     this.speaker[to] = this.speaker[from]!;
   }
@@ -63,7 +67,7 @@ export class RowSignals {
    * Writes a row's signals. `fresh`: the row holds no memory yet (appended),
    * so its old speaker, if any, is a removed row's and was released already.
    */
-  set(row: number, kind: IndexDoc['kind'], importance: number, touchedAt: number, pinned: boolean, dated: boolean, speaker: string | undefined, fresh: boolean): void {
+  set(row: number, kind: IndexDoc['kind'], importance: number, touchedAt: number, pinned: boolean, archived: boolean, dated: boolean, speaker: string | undefined, fresh: boolean): void {
     if (!fresh) this.release(row);
     const code = speaker === undefined ? 0 : this.codeOf(speaker);
     this.speaker[row] = code;
@@ -72,6 +76,7 @@ export class RowSignals {
     this.importance[row] = importance;
     this.touchedAt[row] = touchedAt;
     this.pinned[row] = pinned ? 1 : 0;
+    this.archived[row] = archived ? 1 : 0;
     this.dated[row] = dated ? 1 : 0;
     if (importance > this.maxImportance) this.maxImportance = importance;
     if (pinned) this.maxPinned = 1;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeDocs, readColumns, type DocColumnsReader } from '../../src/search/doc-columns.js';
 import { DocTable } from '../../src/search/doc-table.js';
+import type { DocFilter } from '../../src/search/filters.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { resolveRanking } from '../../src/search/ranking.js';
@@ -50,6 +51,27 @@ describe('DocTable', () => {
     expect(table.get('a')).toEqual(docs[0]);
     expect(table.get('a')).toBe(table.get('a'));
     expect(built).toBe(1);
+  });
+
+  it('answers whether a document is archived without building it, and from the document that replaced it once there is one', () => {
+    const docs = [doc('a', 'ana', { archived: true }), doc('b', 'ana')];
+    const table = new DocTable();
+    const reader = columns(docs);
+    let built = 0;
+    const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 0);
+    table.addRow(counting, textFingerprints(['text a', 'text b']), 1);
+    expect([table.archivedOf('a'), table.archivedOf('b'), table.archivedOf('nobody')]).toEqual([true, false, undefined]);
+    expect(built).toBe(0);
+    // Replaced in place (an archive, an unarchive): the replacement counts, not the loaded row.
+    table.setDoc({ ...docs[0]!, archived: false });
+    table.setDoc({ ...docs[1]!, archived: true });
+    expect([table.archivedOf('a'), table.archivedOf('b')]).toEqual([false, true]);
+    // A document held as an object.
+    table.set(doc('c', 'ben', { archived: true }), 'text c');
+    expect(table.archivedOf('c')).toBe(true);
+    table.delete('c');
+    expect(table.archivedOf('c')).toBeUndefined();
   });
 
   it('replacing a loaded document keeps its text and its row; set, delete and clear behave as a map', () => {
@@ -133,12 +155,44 @@ describe('DocTable.adopt: documents written since the open join the columns a sa
 });
 
 describe('MemoryIndex.loadBatch', () => {
+  it("searches loaded rows with recall's default filter without building a document, leaving the archived ones out", () => {
+    const d = 8;
+    const random = rng(3);
+    const docs = Array.from({ length: 60 }, (_, i) => doc(`m${i}`, 'ana', { archived: i % 4 === 1, importance: (i % 5) / 5 }));
+    const texts = docs.map((_, i) => `memory ${i} about ${i % 2 ? 'tea' : 'coffee'}`);
+    const flat = new Float32Array(docs.length * d);
+    docs.forEach((_, i) => flat.set(unit(d, random), i * d));
+    const reader = columns(docs);
+    let built = 0;
+    const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
+    const index = new MemoryIndex(d);
+    index.loadBatch({ docs: counting, fingerprints: textFingerprints(texts), lists: listsOf(texts), vectors: flat });
+    const search = (options: object) => index.search('ana', { vector: unit(d, random), text: 'coffee' }, { k: 60, ranking: resolveRanking(), now: 5000, ...options });
+    const archived = docs.filter((x) => x.archived).map((x) => x.id);
+    const ids = search({}).map((hit) => hit.id);
+    expect(ids.length).toBe(docs.length - archived.length);
+    expect(ids.filter((id) => archived.includes(id))).toEqual([]);
+    expect(search({ includeArchived: true }).map((hit) => hit.id).sort()).toEqual(docs.map((x) => x.id).sort());
+    expect(built).toBe(0);
+    // Archived and unarchived after the load, and rows moved by removals (the last row fills a removed one's place).
+    index.updateDoc({ ...index.doc('m2')!, archived: true });
+    index.updateDoc({ ...index.doc('m1')!, archived: false });
+    for (const id of ['m0', 'm4', 'm8', 'm12', 'm16']) index.remove(id);
+    const left = docs.filter((x) => !['m0', 'm4', 'm8', 'm12', 'm16'].includes(x.id));
+    const archivedNow = (x: IndexDoc) => (x.id === 'm2' ? true : x.id === 'm1' ? false : x.archived);
+    expect(search({}).map((hit) => hit.id).sort()).toEqual(left.filter((x) => !archivedNow(x)).map((x) => x.id).sort());
+    expect(search({ includeArchived: true }).length).toBe(left.length);
+    // Any other filter reads the documents it tests.
+    expect(search({ tags: ['none'] })).toEqual([]);
+    expect(built).toBeGreaterThan(0);
+  });
+
   it('answers searches, filters and later writes exactly as load() of the same memories', () => {
     const d = 16;
     const random = rng(11);
     const users = ['ana', 'ben', 'ana', 'ana', 'ben'];
     const docs = Array.from({ length: 300 }, (_, i) =>
-      doc(`m${i}`, users[Math.floor(i / 7) % users.length]!, { tags: i % 3 ? [] : ['t'], importance: (i % 10) / 10, createdAt: i, fields: { n: i % 4 } }),
+      doc(`m${i}`, users[Math.floor(i / 7) % users.length]!, { tags: i % 3 ? [] : ['t'], importance: (i % 10) / 10, createdAt: i, archived: i % 9 === 4, fields: { n: i % 4 } }),
     );
     const texts = docs.map((x, i) => `memory ${i} about ${i % 2 ? 'tea' : 'coffee'}`);
     const vectors = docs.map(() => unit(d, random));
@@ -158,7 +212,8 @@ describe('MemoryIndex.loadBatch', () => {
     const compare = () => {
       expect(viaBatch.size).toBe(viaLoad.size);
       for (const userId of ['ana', 'ben']) {
-        for (const options of [{}, { tags: ['t'] }, { filter: { n: [1, 99] } }, { since: 50, until: 250 }]) {
+        const filters: DocFilter[] = [{}, { includeArchived: true }, { tags: ['t'] }, { filter: { n: [1, 99] } }, { since: 50, until: 250 }, { filter: {}, tags: [] }];
+        for (const options of filters) {
           const q = unit(d, random);
           const search = (index: MemoryIndex) => index.search(userId, { vector: q, text: 'coffee' }, { k: 15, ranking, now: 5000, ...options });
           expect(search(viaBatch)).toEqual(search(viaLoad));
@@ -171,6 +226,8 @@ describe('MemoryIndex.loadBatch', () => {
     // Writes after the load: an update of a document still in column form, a removal, a new text.
     for (const index of [viaBatch, viaLoad]) {
       index.updateDoc({ ...index.doc('m10')!, pinned: true });
+      index.updateDoc({ ...index.doc('m14')!, archived: true });
+      index.updateDoc({ ...index.doc('m13')!, archived: false });
       index.remove('m11');
       index.upsert({ doc: docs[12]!, text: 'now about tea', vector: vectors[13]! });
     }
