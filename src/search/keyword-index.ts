@@ -34,8 +34,28 @@ export interface QueuedPostings {
   idAt(row: number): string;
   /** The queued row of `id`'s last document, if it is queued and not a removal. */
   rowOf(id: string): number | undefined;
-  /** Per token, the queued rows holding it, in order, with its frequency there and the row's length (valid until the next call). */
-  postings(tokens: readonly string[]): { rows: ArrayLike<number>; freqs: ArrayLike<number>; lengths: ArrayLike<number> }[];
+  /** Per token, the queued rows holding it, in order, as segments read in place (valid until the queue changes). */
+  postings(tokens: readonly string[]): QueuedSegment[][];
+}
+
+/**
+ * Queued rows holding a token, in order: documents `docs[begin]` to
+ * `docs[end − 1]` of one queued chunk (ascending), each the queued row
+ * `offset` + itself, with the token's frequency at the same position of
+ * `freqs` and its length at its own index of `lengths`. With `flags`, only
+ * those whose flag (at index document − `flagsFrom`) is 1 count; `count`
+ * is how many do.
+ */
+export interface QueuedSegment {
+  readonly docs: ArrayLike<number>;
+  readonly freqs: ArrayLike<number>;
+  readonly begin: number;
+  readonly end: number;
+  readonly lengths: ArrayLike<number>;
+  readonly offset: number;
+  readonly flags: ArrayLike<number> | null;
+  readonly flagsFrom: number;
+  readonly count: number;
 }
 
 /**
@@ -247,14 +267,14 @@ export class KeywordIndex {
       const n = term === undefined ? 0 : this.count[term]!;
       const rows = n < 2 ? undefined : this.rows[term!]!;
       const freqs = n < 2 ? undefined : this.freqs[term!];
-      const more = queuedPostings?.[t];
+      const more = queuedPostings?.[t] ?? NO_SEGMENTS;
       // Document frequency: the term's live postings (all of them while no row was deleted or replaced), and the queued ones.
       let df = n;
       if (skips) {
         df = 0;
         for (let i = 0; i < n; i++) if (!skipped(rows ? rows[i]! : this.firstRow[term!]!)) df++;
       }
-      df += more?.rows.length ?? 0;
+      for (const segment of more) df += segment.count;
       if (df === 0) return;
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
       const add = (row: number, tf: number, length: number) => {
@@ -270,7 +290,14 @@ export class KeywordIndex {
         if (skips && skipped(row)) continue;
         add(row, rows ? (freqs ? freqs[i]! : 1) : this.firstFreq[term!]!, lengths[row]!);
       }
-      if (more) for (let i = 0; i < more.rows.length; i++) add(built + more.rows[i]!, more.freqs[i]!, more.lengths[i]!);
+      for (const { docs, freqs: frequencies, begin, end, lengths: lengthOf, offset, flags, flagsFrom } of more) {
+        const base = built + offset;
+        for (let k = begin; k < end; k++) {
+          const doc = docs[k]!;
+          if (flags !== null && flags[doc - flagsFrom] === 0) continue;
+          add(base + doc, frequencies[k]!, lengthOf[doc]!);
+        }
+      }
     });
 
     this.touchedCount = count;
@@ -399,6 +426,8 @@ function grow<T extends Int32Array | Float32Array | Uint16Array>(array: T, minLe
 }
 
 /** The `limit` best rows among `rows` by `scores`, best first. */
+const NO_SEGMENTS: readonly QueuedSegment[] = [];
+
 function topRows(rows: Int32Array, scores: Float32Array, limit: number, accept: (row: number) => boolean): { row: number; score: number }[] {
   if (rows.length <= limit * 4) {
     return Array.from(rows)
