@@ -425,9 +425,10 @@ function grow<T extends Int32Array | Float32Array | Uint16Array>(array: T, minLe
   return next;
 }
 
-/** The `limit` best rows among `rows` by `scores`, best first. */
+/** A token no queued document holds. */
 const NO_SEGMENTS: readonly QueuedSegment[] = [];
 
+/** The `limit` best rows among `rows` by `scores`, best first. */
 function topRows(rows: Int32Array, scores: Float32Array, limit: number, accept: (row: number) => boolean): { row: number; score: number }[] {
   if (rows.length <= limit * 4) {
     return Array.from(rows)
