@@ -481,7 +481,8 @@ export class MemoryIndex {
    * Recall's filter as a test of ids. The default one (archived memories
    * left out, nothing else) reads the archived flag without building the
    * document: a query tests a hundred or so rows that it does not return,
-   * and building each (kept for good) was a tenth of a recall at 100k.
+   * and building their documents (each kept for good) was about 0.25 ms
+   * of worker CPU a recall at 100k (CPU profile of 100 recalls).
    */
   private acceptFor(options: DocFilter): (id: string) => boolean {
     if (testsOnlyArchived(options)) return options.includeArchived ? () => true : (id) => this.docs.archivedOf(id) === false;
