@@ -82,7 +82,9 @@ describe('KeywordIndex (BM25+)', () => {
     };
     const random = rng(77);
     const words = ['apple', 'river', 'stone', 'cloud', 'violin', 'harbor', 'lantern', 'meadow'];
-    const text = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => (random() < 0.3 ? `rare${Math.floor(random() * 1e6)}` : words[Math.floor(random() * words.length)]!)).join(' ');
+    // Now and then a document long enough (250-299 tokens) that a term it holds once is scored per posting, not looked up by length.
+    const long = () => [words[Math.floor(random() * words.length)], ...Array.from({ length: 250 + Math.floor(random() * 50) }, () => `rare${Math.floor(random() * 1e6)}`)].join(' ');
+    const text = () => random() < 0.02 ? long() : Array.from({ length: 1 + Math.floor(random() * 6) }, () => (random() < 0.3 ? `rare${Math.floor(random() * 1e6)}` : words[Math.floor(random() * words.length)]!)).join(' ');
     const index = new KeywordIndex();
     const live = new Map<string, string>();
     const check = () => {
