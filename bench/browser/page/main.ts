@@ -5,6 +5,8 @@
  *   of every query (the ground truth for recall);
  * - `bench.warm(config)` inserts into one system, runs the queries, measures
  *   memory and long tasks;
+ * - `bench.paired(config)` times engram and the WebAssembly SIMD floor in
+ *   turns, on the same queries (bench/browser/paired-floor.ts);
  * - loading the page with `?cold=<system>&dimension=..&size=..` reopens what
  *   that system persisted and times the first answered query from the start
  *   of the navigation (the result lands in `window.coldResult`).
@@ -143,6 +145,59 @@ const bench = {
 
   async footprintClose() {
     await (globalThis as unknown as { footprintMemory: { close(): Promise<void> } }).footprintMemory.close();
+  },
+
+  /**
+   * engram against the WebAssembly SIMD floor, timed in turns (bench/browser/paired-floor.ts):
+   * both hold the same vectors and are reopened as the next page load finds them (engram from
+   * its index snapshot after `close()`, the floor from its IndexedDB value), answer 5 warm-up
+   * queries each, untimed, then the same queries in blocks of `block`, taking turns (which
+   * goes first alternates), so both are timed under the same load. Each answer is checked
+   * against the other's (both are exact).
+   */
+  async paired(config: { dimension: number; size: number; queries: number; block: number }) {
+    await deleteAllDatabases();
+    const data = dataset(config.size, config.dimension, config.queries + WARMUP);
+    const [engramModule, floorModule] = await Promise.all([loadSystem('engram'), loadSystem('wasm-floor')]);
+    for (const module of [engramModule, floorModule]) {
+      const system = await module.create(config.dimension, config.size);
+      await system.insert(data, () => undefined);
+      await system.close();
+    }
+    const engram = await engramModule.reopen(config.dimension, config.size, data.queries[0]!);
+    const floor = await floorModule.reopen(config.dimension, config.size, data.queries[0]!);
+    if ((await engram.count()) !== config.size || (await floor.count()) !== config.size) throw new Error('a reopened system lost memories');
+    const systems = [engram, floor];
+    for (const system of systems) for (const q of data.queries.slice(0, WARMUP)) await system.queryVector(q, K);
+    // The fixed cost of one worker round trip: engram's smallest call (info()), median of 50.
+    const trips: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      await engram.count();
+      trips.push(performance.now() - started);
+    }
+    const latencies: number[][] = [[], []];
+    let disagreements = 0;
+    const timed = data.queries.slice(WARMUP);
+    for (let start = 0, turn = 0; start < timed.length; start += config.block, turn++) {
+      const block = timed.slice(start, start + config.block);
+      const answers: number[][][] = [[], []];
+      for (const s of turn % 2 === 0 ? [0, 1] : [1, 0]) {
+        for (const q of block) {
+          const t0 = performance.now();
+          answers[s]!.push(await systems[s]!.queryVector(q, K));
+          latencies[s]!.push(performance.now() - t0);
+        }
+      }
+      block.forEach((_, i) => {
+        if (answers[0]![i]!.join() !== answers[1]![i]!.join()) disagreements++;
+      });
+      await yieldToPage();
+    }
+    await engram.close();
+    await floor.close();
+    await deleteAllDatabases();
+    return { engram: percentiles(latencies[0]!), floor: percentiles(latencies[1]!), roundTripMs: percentiles(trips).p50, disagreements };
   },
 
   cleanup: deleteAllDatabases,
