@@ -280,20 +280,21 @@ export class KeywordIndex {
       for (const segment of more) df += segment.count;
       if (df === 0) continue;
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
-      fillWeights(weights, idf, avgLength);
+      // The table costs as many scores as it has lengths: worth it only for a term with at least as many postings.
+      const table = df >= WEIGHTED_LENGTHS ? fillWeights(weights, idf, avgLength) : NO_WEIGHTS;
       if (count + df > touched.length) touched = this.touched = grow(touched, count + df, true);
       if (n === 1) {
         const row = this.firstRow[term!]!;
-        if (!(skips && skipped(row))) count = scoreRow(acc, touched, count, row, this.firstFreq[term!]!, lengths[row]!, weights, idf, avgLength);
+        if (!(skips && skipped(row))) count = scoreRow(acc, touched, count, row, this.firstFreq[term!]!, lengths[row]!, table, idf, avgLength);
       } else if (n > 1) {
         if (skips) {
           for (let i = 0; i < n; i++) {
             const row = rows![i]!;
-            if (!skipped(row)) count = scoreRow(acc, touched, count, row, freqs ? freqs[i]! : 1, lengths[row]!, weights, idf, avgLength);
+            if (!skipped(row)) count = scoreRow(acc, touched, count, row, freqs ? freqs[i]! : 1, lengths[row]!, table, idf, avgLength);
           }
-        } else count = scoreBuilt(acc, touched, count, rows!, freqs, n, lengths, weights, idf, avgLength);
+        } else count = scoreBuilt(acc, touched, count, rows!, freqs, n, lengths, table, idf, avgLength);
       }
-      for (const segment of more) count = scoreQueued(acc, touched, count, segment, built + segment.offset, weights, idf, avgLength);
+      for (const segment of more) count = scoreQueued(acc, touched, count, segment, built + segment.offset, table, idf, avgLength);
     }
 
     this.touchedCount = count;
@@ -430,10 +431,14 @@ function termScore(tf: number, length: number, idf: number, avgLength: number): 
   return idf * ((tf * (K1 + 1)) / norm + DELTA);
 }
 
-/** `weights[length]`: the score of a term held once in a document of `length` tokens (`termScore`'s value, not an approximation). */
-function fillWeights(weights: Float64Array, idf: number, avgLength: number): void {
+/** Fills `weights[length]` with the score of a term held once in a document of `length` tokens (`termScore`'s value, not an approximation); returns `weights`. */
+function fillWeights(weights: Float64Array, idf: number, avgLength: number): Float64Array {
   for (let length = 0; length < weights.length; length++) weights[length] = termScore(1, length, idf, avgLength);
+  return weights;
 }
+
+/** No table: every posting is scored by `termScore`. */
+const NO_WEIGHTS = new Float64Array(0);
 
 /**
  * Adds a term's score in one row to the accumulator, noting the row the
@@ -443,8 +448,8 @@ function fillWeights(weights: Float64Array, idf: number, avgLength: number): voi
  */
 function scoreRow(acc: Float32Array, touched: Int32Array, count: number, row: number, tf: number, length: number, weights: Float64Array, idf: number, avgLength: number): number {
   if (acc[row] === 0) touched[count++] = row;
-  // Lengths are token counts: whole numbers.
-  acc[row]! += tf === 1 && length < WEIGHTED_LENGTHS ? weights[length]! : termScore(tf, length, idf, avgLength);
+  // Lengths are token counts: whole numbers. A length past the table (or no table) is scored by the formula.
+  acc[row]! += tf === 1 && length < weights.length ? weights[length]! : termScore(tf, length, idf, avgLength);
   return count;
 }
 
@@ -455,7 +460,7 @@ function scoreBuilt(acc: Float32Array, touched: Int32Array, count: number, rows:
     const length = lengths[row]!;
     const tf = freqs === undefined ? 1 : freqs[i]!;
     if (acc[row] === 0) touched[count++] = row;
-    acc[row]! += tf === 1 && length < WEIGHTED_LENGTHS ? weights[length]! : termScore(tf, length, idf, avgLength);
+    acc[row]! += tf === 1 && length < weights.length ? weights[length]! : termScore(tf, length, idf, avgLength);
   }
   return count;
 }
@@ -470,7 +475,7 @@ function scoreQueued(acc: Float32Array, touched: Int32Array, count: number, segm
     const length = lengths[doc]!;
     const tf = freqs[k]!;
     if (acc[row] === 0) touched[count++] = row;
-    acc[row]! += tf === 1 && length < WEIGHTED_LENGTHS ? weights[length]! : termScore(tf, length, idf, avgLength);
+    acc[row]! += tf === 1 && length < weights.length ? weights[length]! : termScore(tf, length, idf, avgLength);
   }
   return count;
 }

@@ -3,6 +3,26 @@ import { KeywordIndex } from '../../src/search/keyword-index.js';
 import { tokenize } from '../../src/search/tokenize.js';
 import { rng } from '../../bench/synthetic.js';
 
+// The reference: BM25+ (k1 1.2, b 0.7, delta 0.5) straight from the live texts, summed in f32 in the query's term order.
+function reference(live: Map<string, string>, query: string): Map<string, number> {
+  const tokens = new Map([...live].map(([id, text]) => [id, tokenize(text)]));
+  const total = [...tokens.values()].reduce((n, t) => n + t.length, 0);
+  const avg = live.size > 0 ? total / live.size : 1;
+  const scores = new Map<string, number>();
+  for (const [id, doc] of tokens) {
+    let acc = 0;
+    for (const term of new Set(tokenize(query))) {
+      const tf = doc.filter((t) => t === term).length;
+      if (tf === 0) continue;
+      const df = [...tokens.values()].filter((t) => t.includes(term)).length;
+      const idf = Math.log(1 + (live.size - df + 0.5) / (df + 0.5));
+      acc = Math.fround(acc + idf * ((tf * 2.2) / (tf + 1.2 * (1 - 0.7 + (0.7 * doc.length) / avg)) + 0.5));
+    }
+    if (acc > 0) scores.set(id, acc);
+  }
+  return scores;
+}
+
 describe('tokenize', () => {
   it('lower-cases, drops stop words and stems', () => {
     expect(tokenize('The Paintings were PAINTED in Porto!')).toEqual(['paint', 'paint', 'porto']);
@@ -61,25 +81,6 @@ describe('KeywordIndex (BM25+)', () => {
   });
 
   it('scores every live document as BM25+ over the live documents, through inserts, replacements, deletes and compactions (singleton terms included)', () => {
-    // The reference: BM25+ (k1 1.2, b 0.7, delta 0.5) straight from the live texts, summed in f32 in the query's term order.
-    const reference = (live: Map<string, string>, query: string) => {
-      const tokens = new Map([...live].map(([id, text]) => [id, tokenize(text)]));
-      const total = [...tokens.values()].reduce((n, t) => n + t.length, 0);
-      const avg = live.size > 0 ? total / live.size : 1;
-      const scores = new Map<string, number>();
-      for (const [id, doc] of tokens) {
-        let acc = 0;
-        for (const term of new Set(tokenize(query))) {
-          const tf = doc.filter((t) => t === term).length;
-          if (tf === 0) continue;
-          const df = [...tokens.values()].filter((t) => t.includes(term)).length;
-          const idf = Math.log(1 + (live.size - df + 0.5) / (df + 0.5));
-          acc = Math.fround(acc + idf * ((tf * 2.2) / (tf + 1.2 * (1 - 0.7 + (0.7 * doc.length) / avg)) + 0.5));
-        }
-        if (acc > 0) scores.set(id, acc);
-      }
-      return scores;
-    };
     const random = rng(77);
     const words = ['apple', 'river', 'stone', 'cloud', 'violin', 'harbor', 'lantern', 'meadow'];
     // Now and then a document long enough (250-299 tokens) that a term it holds once is scored per posting, not looked up by length.
@@ -109,5 +110,26 @@ describe('KeywordIndex (BM25+)', () => {
       if (step % 1500 === 1499) check();
     }
     check();
+  });
+
+  it('scores a term held by many documents (its scores looked up by document length) as the formula does, bit for bit', () => {
+    // Enough documents hold the term for the query to tabulate its scores by length; lengths run past the table (256).
+    const random = rng(5);
+    const live = new Map<string, string>();
+    for (let i = 0; i < 1200; i++) {
+      const length = 1 + Math.floor(random() * (i % 10 === 0 ? 400 : 40));
+      const words = Array.from({ length }, () => `filler${Math.floor(random() * 5000)}`);
+      words[Math.floor(random() * length)] = 'apple';
+      if (i % 7 === 0) words[Math.floor(random() * length)] = 'apple'; // now and then twice (or still once)
+      live.set(`d${i}`, words.join(' '));
+    }
+    const index = new KeywordIndex();
+    for (const [id, text] of live) index.upsert(id, text);
+    for (const query of ['apple', `apple ${live.get('d3')!.split(' ').find((w) => w !== 'apple')}`]) {
+      const got = new Map<string, number>();
+      index.query(query, { limit: 10 }).forEach(0, (id, score) => got.set(id, score));
+      expect(got).toEqual(reference(live, query));
+      expect(got.size).toBeGreaterThanOrEqual(1200);
+    }
   });
 });
