@@ -17,6 +17,14 @@ import { median, printTable } from './support.js';
 import { syntheticTexts } from './synthetic.js';
 
 const rows: (string | number)[][] = [];
+/** Each query's time in ms. */
+function timed(queries: string[], query: (q: string) => unknown): number[] {
+  return queries.map((q) => {
+    const started = performance.now();
+    query(q);
+    return performance.now() - started;
+  });
+}
 /** Documents per snapshot page (index-snapshot.ts). */
 const PAGE = 2048;
 for (const n of [10_000, 100_000]) {
@@ -27,12 +35,7 @@ for (const n of [10_000, 100_000]) {
   const ours = new KeywordIndex();
   ours.upsertMany(texts.map((text, i) => ({ id: `m${i}`, text })));
   const oursBuild = performance.now() - started;
-  const oursQuery: number[] = [];
-  for (const q of queries) {
-    started = performance.now();
-    ours.query(q, { limit: 50 });
-    oursQuery.push(performance.now() - started);
-  }
+  const oursQuery = timed(queries, (q) => ours.query(q, { limit: 50 }));
 
   started = performance.now();
   const mini = new MiniSearch<{ id: string; text: string }>({
@@ -42,12 +45,7 @@ for (const n of [10_000, 100_000]) {
   });
   mini.addAll(texts.map((text, i) => ({ id: `m${i}`, text })));
   const miniBuild = performance.now() - started;
-  const miniQuery: number[] = [];
-  for (const q of queries) {
-    started = performance.now();
-    mini.search(q, { combineWith: 'OR' }).slice(0, 50);
-    miniQuery.push(performance.now() - started);
-  }
+  const miniQuery = timed(queries, (q) => mini.search(q, { combineWith: 'OR' }).slice(0, 50));
   // As after an open: the pages' term lists queued and turned around, nothing built (the build time is the queueing).
   started = performance.now();
   const queued = new PendingKeywords(new KeywordIndex());
@@ -58,12 +56,7 @@ for (const n of [10_000, 100_000]) {
   }
   while (queued.turnAround(Infinity));
   const queuedBuild = performance.now() - started;
-  const queuedQuery: number[] = [];
-  for (const q of queries) {
-    started = performance.now();
-    queued.query(q, { limit: 50 });
-    queuedQuery.push(performance.now() - started);
-  }
+  const queuedQuery = timed(queries, (q) => queued.query(q, { limit: 50 }));
   rows.push([n, 'engram BM25+', oursBuild, median(oursQuery)]);
   rows.push([n, 'engram BM25+, queued as after an open', queuedBuild, median(queuedQuery)]);
   rows.push([n, 'MiniSearch', miniBuild, median(miniQuery)]);
