@@ -1,5 +1,6 @@
 import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
+import { readByIds } from '../store/read-by-ids.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
@@ -99,7 +100,10 @@ async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: s
   // One read-only transaction per table, side by side, each answering as its reads do: an explicit transaction over
   // them all would also wait for its commit, another round trip to the browser's IndexedDB (1.3 ms → 1.05 ms a recall
   // at 100k, median). Each record is read whole either way; a record another tab deleted meanwhile is skipped.
-  const found = await Promise.all(wanted.map((w) => (w.table as { bulkGet(ids: string[]): Promise<(MemoryRecord | undefined)[]> }).bulkGet(w.ids)));
+  // Straight from IndexedDB (store/read-by-ids.ts); through Dexie when that could not read, so its error is the one told.
+  const found =
+    (await readByIds<MemoryRecord>(db, wanted.map((w) => ({ store: w.table.name, ids: w.ids })))) ??
+    (await Promise.all(wanted.map((w) => (w.table as { bulkGet(ids: string[]): Promise<(MemoryRecord | undefined)[]> }).bulkGet(w.ids))));
   const byId = new Map<string, MemoryRecord>();
   for (const r of found.flat()) if (r) byId.set(r.id, r);
   return refs.map((r) => byId.get(r.id));
