@@ -175,14 +175,21 @@ function releaser(path: string, token: string): () => void {
   const release = () => {
     if (released) return;
     released = true;
-    process.off('exit', release);
+    releasedAtExit.delete(release);
     held.delete(token);
     if (readLock(path)?.owner?.token === token) unlinkIfPresent(path);
   };
   // A process that exits without closing the memory frees the store too (SIGKILL cannot; the next open sees a stale lock).
-  process.on('exit', release);
+  releasedAtExit.add(release);
+  if (!exitListener) {
+    exitListener = () => [...releasedAtExit].forEach((releaseOne) => releaseOne());
+    process.on('exit', exitListener);
+  }
   return release;
 }
+/** The locks still held, released by one 'exit' listener (one per lock would pass Node's listener warning limit). */
+const releasedAtExit = new Set<() => void>();
+let exitListener: (() => void) | undefined;
 
 /**
  * Deletes what killed contenders left beside LOCK: temporary files of
