@@ -64,13 +64,27 @@ export const BRIDGE_METHODS = [
 ] as const;
 export type BridgeMethod = (typeof BRIDGE_METHODS)[number];
 
+/** Who sent a message, as `chrome.runtime.MessageSender` says: the fields the bridge checks. */
+export interface MessageSenderLike {
+  /** The sending extension's id; absent for a web page. */
+  id?: string;
+  /** The sending document's origin (Chrome 80+). */
+  origin?: string;
+  /** The sending document's or worker's URL. */
+  url?: string;
+  /** The tab of a content script (or of a web page). */
+  tab?: unknown;
+}
+
 /** The part of `chrome.runtime` (or `browser.runtime`) the bridge uses. */
 export interface RuntimeLike {
   id?: string;
+  /** The URL of a file of the extension: its origin is the extension's own. */
+  getURL?(path: string): string;
   sendMessage(message: unknown): Promise<unknown>;
   onMessage: {
-    addListener(listener: (message: unknown, sender: { id?: string }, sendResponse: (response: unknown) => void) => boolean | void): void;
-    removeListener(listener: (message: unknown, sender: { id?: string }, sendResponse: (response: unknown) => void) => boolean | void): void;
+    addListener(listener: (message: unknown, sender: MessageSenderLike, sendResponse: (response: unknown) => void) => boolean | void): void;
+    removeListener(listener: (message: unknown, sender: MessageSenderLike, sendResponse: (response: unknown) => void) => boolean | void): void;
   };
 }
 

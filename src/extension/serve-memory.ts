@@ -1,6 +1,6 @@
 import { serializeError, ValidationError } from '../errors.js';
 import type { Memory } from '../facade/memory.js';
-import { BRIDGE_METHODS, BRIDGE_TAG, defaultRuntime, type BridgeRequest, type BridgeResponse, type RuntimeLike } from './protocol.js';
+import { BRIDGE_METHODS, BRIDGE_TAG, defaultRuntime, type BridgeRequest, type BridgeResponse, type MessageSenderLike, type RuntimeLike } from './protocol.js';
 
 const ALLOWED = new Set<string>(BRIDGE_METHODS);
 
@@ -10,7 +10,7 @@ interface Served {
   name: Promise<string | undefined>;
 }
 
-type Listener = (message: unknown, sender: { id?: string }, sendResponse: (response: unknown) => void) => boolean | void;
+type Listener = (message: unknown, sender: MessageSenderLike, sendResponse: (response: unknown) => void) => boolean | void;
 
 /**
  * One listener per runtime in this context, answering for every memory
@@ -28,14 +28,26 @@ const registries = new WeakMap<RuntimeLike, { served: Set<Served>; listener: Lis
  * in the extension's origin; every call is validated here by the memory
  * itself, and its errors go back typed (see ./connect-memory.ts).
  *
- * Only messages from this extension are answered (`sender.id`): web pages
- * cannot reach it unless the manifest's `externally_connectable` lets them.
+ * Only this extension is answered, checked on every request (`fromThisExtension`):
+ * the sender's id must be the runtime's, and its origin the extension's own
+ * unless it is a content script (a sender in a tab). A web page (even one
+ * the manifest's `externally_connectable` lets send messages, and whose
+ * messages an app routes here) has no extension id and is never answered.
+ * So a runtime without an extension id is refused with a ValidationError:
+ * it would have nothing to tell the extension's senders from a page by.
  * Serve every memory from one context (several from the same one are fine).
  * Returns a function that stops serving this memory.
  */
 export function serveMemory(memory: Memory | Promise<Memory>, options: { runtime?: RuntimeLike } = {}): () => void {
   const runtime = options.runtime ?? defaultRuntime();
   if (!runtime) throw new ValidationError('serveMemory: no chrome.runtime here; call it in an extension context (a service worker or an extension page).', [{ path: 'runtime', message: 'required' }]);
+  const id = (runtime as { id?: unknown }).id;
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new ValidationError(
+      "serveMemory: the runtime has no extension id, so the bridge could not tell this extension's messages from a web page's. Pass chrome.runtime (or browser.runtime) of an extension context, or a runtime whose `id` is the extension's.",
+      [{ path: 'runtime.id', message: 'must be the extension id' }],
+    );
+  }
   const given = memory as unknown as { info?: unknown; then?: unknown } | null;
   if (typeof given !== 'object' || given === null || (typeof given.info !== 'function' && typeof given.then !== 'function')) {
     throw new ValidationError('serveMemory: pass the memory from createMemory(), or its promise.', [{ path: 'memory', message: 'expected a Memory or a Promise<Memory>' }]);
@@ -48,9 +60,10 @@ export function serveMemory(memory: Memory | Promise<Memory>, options: { runtime
   let registry = registries.get(runtime);
   if (!registry) {
     const served = new Set<Served>();
+    const origin = extensionOrigin(runtime, id);
     const listener: Listener = (message, sender, sendResponse) => {
       if (!isRequest(message)) return undefined;
-      if (sender.id !== runtime.id) return undefined;
+      if (!fromThisExtension(sender, id, origin)) return undefined;
       void answer([...served], message).then(sendResponse);
       return true; // keeps the channel open for the asynchronous answer
     };
@@ -66,6 +79,42 @@ export function serveMemory(memory: Memory | Promise<Memory>, options: { runtime
     runtime.onMessage.removeListener(current.listener);
     registries.delete(runtime);
   };
+}
+
+/** The extension's own origin (`chrome-extension://<id>`; in Firefox a per-install UUID that only getURL knows). */
+function extensionOrigin(runtime: RuntimeLike, id: string): string {
+  try {
+    const own = typeof runtime.getURL === 'function' ? originOf(runtime.getURL('/')) : undefined;
+    if (own) return own;
+  } catch {
+    // A runtime whose getURL fails: Chrome's form below.
+  }
+  return `chrome-extension://${id}`;
+}
+
+/**
+ * Whether a message comes from this extension: its sender has the
+ * extension's id (a web page has none), and comes from the extension's own
+ * origin (its pages, popup, offscreen documents, service worker) or is a
+ * content script of it (in a tab, at the page's origin). A sender whose
+ * origin the browser does not report is judged by its id.
+ */
+function fromThisExtension(sender: MessageSenderLike | undefined, id: string, origin: string): boolean {
+  if (!sender || sender.id !== id) return false;
+  const from = typeof sender.origin === 'string' ? sender.origin : originOf(sender.url);
+  if (from === undefined || from === origin) return true;
+  return sender.tab !== undefined && sender.tab !== null;
+}
+
+/** Scheme and host of a URL: `URL.origin` is "null" for schemes the URL standard does not know, such as chrome-extension:. */
+function originOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function isRequest(message: unknown): message is BridgeRequest {

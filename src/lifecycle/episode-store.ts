@@ -109,6 +109,15 @@ export class EpisodeStore {
    * episode's text, but its tag says what the episode is about.
    */
   async sequence(topic: string, options: SequenceOptions = {}): Promise<Episode[]> {
+    try {
+      return await this.replay(topic, options);
+    } catch (error) {
+      // A read cut off by close (or a failing database) is a typed error, not the IndexedDB library's own.
+      throw toStorageError(error, 'replay a topic');
+    }
+  }
+
+  private async replay(topic: string, options: SequenceOptions): Promise<Episode[]> {
     const { ctx } = this;
     const limit = options.limit ?? 10;
     const [vector] = await embedTexts(ctx, [topic]);

@@ -71,3 +71,18 @@ export function redact(text: string, secrets: string | readonly (string | undefi
   // Longest first, so a secret that contains another is removed whole.
   return list.sort((a, b) => b.length - a.length).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }
+
+/**
+ * A JSON value with every secret removed from each string in it, object keys
+ * included (see `redact`): a reply passed on to a client may echo a key in
+ * any field. Redacting the values before serializing them also catches a
+ * secret that JSON would escape (a quote or backslash in it).
+ */
+export function redactValue(value: unknown, secrets: string | readonly (string | undefined)[] | undefined): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key, secrets), redactValue(item, secrets)]));
+  }
+  return value;
+}

@@ -3,7 +3,7 @@ import { safeParse } from '../schema/safe-parse.js';
 import { EngramError, ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { openAICompatible, openAICompatibleOptionsSchema } from './openai-compatible.js';
-import { redact } from './http-errors.js';
+import { redact, redactValue } from './http-errors.js';
 import { readBodyCapped } from './request-body.js';
 
 export const proxyHandlerOptionsSchema = z.strictObject({
@@ -43,7 +43,9 @@ const requestSchema = z.strictObject({
  * Bun). It reads the body within its size and time limits (refusing as it
  * streams, never after buffering it), validates it, forwards to the
  * OpenAI-compatible upstream with the budget and timeout enforced, and never
- * sends back the upstream key or any configured upstream header value.
+ * sends back the upstream key or any configured upstream header value: they
+ * are redacted from every reply, errors and the upstream's answers alike
+ * (each string of the answer's JSON, keys included).
  *
  * What a client may set: `task`, `system`, `input`, `schema`, `maxCostUsd`
  * (it can only lower the server's budget), and `model` only when the server
@@ -94,7 +96,8 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
       if (result.costUsd !== undefined && budget.length && result.costUsd > Math.min(...budget) * 1.0001) {
         return fail(502, 'budget', `The call cost $${result.costUsd.toFixed(4)}, over the $${Math.min(...budget)} budget.`);
       }
-      return Response.json(result, { headers: { 'cache-control': 'no-store' } });
+      // The reply is the upstream's (a model can be led to repeat its request): every string in it is redacted too.
+      return Response.json(redactValue(result, secrets), { headers: { 'cache-control': 'no-store' } });
     } catch (error) {
       if (timeout.aborted) return fail(504, 'timeout', `The upstream did not answer within ${timeoutMs} ms.`);
       const reason = error instanceof EngramError ? String(error.details.reason ?? 'provider') : 'provider';

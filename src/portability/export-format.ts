@@ -132,8 +132,8 @@ export function parseExport(text: string): ExportContents {
       });
     }
     const line = parsed.data;
-    // Episodes, facts and turns share one id space (the search index's): one identity for all three.
-    const memory = line.kind === 'fact' || line.kind === 'turn';
+    // Episodes, facts, turns and tasks share one id space (store/unique-ids.ts): one identity for all four.
+    const memory = line.kind === 'fact' || line.kind === 'turn' || line.kind === 'task';
     const identity =
       line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${memory ? 'episode' : line.kind}:${line.record.id}`;
     if (seen.has(identity)) throw new ImportError(`Line ${i + 1}: a second record with the same id (${identity.replace(/^episode:/, '')}).`, { line: i + 1 });

@@ -1,10 +1,13 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
+import { ImportError } from '../errors.js';
 import type { MemoryRecord } from '../recall/recall.js';
 import { indexDocOf } from '../search/index-doc.js';
 import { indexedText } from '../search/indexed-text.js';
+import { findIdConflict, KIND_NAMES, type IdSpaceTable } from '../store/unique-ids.js';
 import { putVectors } from '../store/vector-blocks.js';
 import { parseExport } from './export-format.js';
+import { placeImportedTurns } from './place-imported-turns.js';
 
 export interface ImportSummary {
   episodes: number;
@@ -18,8 +21,11 @@ export interface ImportSummary {
 /**
  * Imports an export: every line validated against its record schema before
  * anything is written, embedded where vectors are missing or from another
- * embedder, then written in one commit. Records with existing ids are
- * overwritten.
+ * embedder, then written in one commit. Records with existing ids of the
+ * same kind are overwritten; an id that a stored record of another kind holds
+ * (episodes, facts, turns and tasks share one id space) is an ImportError and
+ * nothing is written. Imported turns keep their own order within their
+ * session (place-imported-turns.ts).
  */
 export async function importData(ctx: EngineContext, text: string): Promise<ImportSummary> {
   const contents = parseExport(text);
@@ -39,9 +45,23 @@ export async function importData(ctx: EngineContext, text: string): Promise<Impo
   const completed = contents.tasks.filter((t) => t.status === 'completed');
   const taskVectors = await embedTexts(ctx, completed.map((t) => t.description || ' '));
   await ctx.commit('import', ['episodes', 'facts', 'turns', 'profiles', 'vectorBlocks', 'tasks', 'steps', 'patterns'], async () => {
+    const ids = new Map<IdSpaceTable, string[]>([
+      ['episodes', contents.episodes.map((r) => r.id)],
+      ['facts', contents.facts.map((r) => r.id)],
+      ['turns', contents.turns.map((r) => r.id)],
+      ['tasks', contents.tasks.map((r) => r.id)],
+    ]);
+    const conflict = await findIdConflict(db, ids);
+    if (conflict) {
+      throw new ImportError(
+        `The export's ${KIND_NAMES[conflict.written].split(' ')[1]} "${conflict.id}" has an id that is already used by ${KIND_NAMES[conflict.heldBy]} in this memory (episodes, facts, turns and tasks share one id space). Nothing was imported.`,
+        { id: conflict.id, kind: conflict.written, heldBy: conflict.heldBy },
+      );
+    }
+    const turns = await placeImportedTurns(db, contents.turns);
     await db.episodes.bulkPut(contents.episodes);
     await db.facts.bulkPut(contents.facts);
-    await db.turns.bulkPut(contents.turns);
+    await db.turns.bulkPut(turns);
     await db.profiles.bulkPut(contents.profiles);
     await db.tasks.bulkPut(contents.tasks);
     await db.steps.bulkPut(contents.steps);

@@ -1,6 +1,7 @@
 import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import { readByIds } from '../store/read-by-ids.js';
+import { toStorageError } from '../store/transaction-errors.js';
 import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
@@ -31,8 +32,21 @@ export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   times?: TimeMention[];
 }
 
-/** The memories that matter for `query`: ranked by the index, read from IndexedDB in one transaction. */
+/**
+ * The memories that matter for `query`: ranked by the index, read from
+ * IndexedDB in one transaction. A read that fails (the database closed by
+ * `close({ timeoutMs })` past its deadline, or by the browser) is a typed
+ * error: ClosedError or StorageError, never the IndexedDB library's own.
+ */
 export async function recall(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions = {}, caller?: AbortSignal): Promise<RecallHit[]> {
+  try {
+    return await rankAndRead(ctx, access, query, options, caller);
+  } catch (error) {
+    throw toStorageError(error, 'recall');
+  }
+}
+
+async function rankAndRead(ctx: EngineContext, access: AccessTimes, query: string, options: RecallOptions, caller: AbortSignal | undefined): Promise<RecallHit[]> {
   const userId = options.userId ?? DEFAULT_USER_ID;
   // Speakers the query names are matched as the field they are, not as words (search/named-speakers.ts).
   const named = ctx.ranking.speakerBoost > 0 ? ctx.index.namedSpeakers(userId, query) : { speakers: [], text: query };

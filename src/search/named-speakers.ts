@@ -29,15 +29,20 @@ export interface NamedSpeakers {
  * would match nothing). A name made only of stop words ("I", "me", "Will") is
  * never matched: it would be found in almost every query. Diacritics must
  * match as written.
+ *
+ * A name is data, never a pattern: it is compared with the query code point
+ * by code point (`nameAt`), so no character a person's name may hold (`-`,
+ * `'`, `.`, `(`, `$&`, an emoji) can change what matches or make the match
+ * throw.
  */
 export function namedSpeakers(query: string, speakers: Iterable<string>): NamedSpeakers {
   const named: string[] = [];
   let text = query.normalize('NFC');
   const longestFirst = [...speakers].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   for (const speaker of longestFirst) {
-    const pattern = namePattern(speaker);
-    if (!pattern) continue;
-    const without = text.replace(pattern, ' ');
+    const name = nameOf(speaker);
+    if (!name) continue;
+    const without = withoutName(text, name);
     if (without === text) continue;
     named.push(speaker);
     text = without;
@@ -48,28 +53,86 @@ export function namedSpeakers(query: string, speakers: Iterable<string>): NamedS
 }
 
 const WORD = /[\p{L}\p{N}]/u;
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
+const SPACE = /^\s$/u;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
+const APOSTROPHES = new Set(["'", '’']);
 
-/** Compiled patterns by name: a user's speakers are few and asked about on every recall. */
-const patterns = new Map<string, RegExp | null>();
-const PATTERNS_MAX = 10_000;
+/** A speaker's name as it is looked for in a query. */
+interface Name {
+  /** Its words (split at whitespace, which matches any run of whitespace), each as code points. */
+  words: string[][];
+  /** Whether it must start, and end, at a word boundary: its edge is in a spaced script. */
+  boundedStart: boolean;
+  boundedEnd: boolean;
+}
 
-/** The whole-word, case-insensitive pattern of a name, or null for a name with no letter or digit, or only stop words. */
-function namePattern(name: string): RegExp | null {
-  let pattern = patterns.get(name);
-  if (pattern !== undefined) return pattern;
-  const trimmed = name.normalize('NFC').trim();
-  if (!WORD.test(trimmed) || tokenize(trimmed).length === 0) pattern = null;
+/** Names by speaker: a user's speakers are few and asked about on every recall. */
+const names = new Map<string, Name | null>();
+const NAMES_MAX = 10_000;
+
+/** The name of `speaker`, or null for a name with no letter or digit, or only stop words. */
+function nameOf(speaker: string): Name | null {
+  let name = names.get(speaker);
+  if (name !== undefined) return name;
+  const trimmed = speaker.normalize('NFC').trim();
+  if (!WORD.test(trimmed) || tokenize(trimmed).length === 0) name = null;
   else {
-    const body = trimmed.split(/\s+/u).map((part) => part.replace(SPECIAL, '\\$&')).join('\\s+');
-    // A word boundary where the name's edge is in a spaced script; none inside unspaced text.
     const chars = [...trimmed];
-    const before = UNSPACED.test(chars[0]!) ? '' : '(?<![\\p{L}\\p{N}\\p{M}])';
-    const after = UNSPACED.test(chars.at(-1)!) ? '' : '(?:[\'’]s)?(?![\\p{L}\\p{N}\\p{M}])';
-    pattern = new RegExp(`${before}${body}${after}`, 'giu');
+    name = {
+      words: trimmed.split(/\s+/u).map((word) => [...word]),
+      boundedStart: !UNSPACED.test(chars[0]!),
+      boundedEnd: !UNSPACED.test(chars.at(-1)!),
+    };
   }
-  if (patterns.size >= PATTERNS_MAX) patterns.clear();
-  patterns.set(name, pattern);
-  return pattern;
+  if (names.size >= NAMES_MAX) names.clear();
+  names.set(speaker, name);
+  return name;
+}
+
+/** `text` with every place that says `name` (left to right, not overlapping) replaced by a space. */
+function withoutName(text: string, name: Name): string {
+  const chars = [...text];
+  let out = '';
+  let found = false;
+  for (let i = 0; i < chars.length; ) {
+    const end = name.boundedStart && i > 0 && WORD_CHAR.test(chars[i - 1]!) ? -1 : nameAt(chars, i, name);
+    if (end < 0) {
+      out += chars[i++];
+      continue;
+    }
+    out += ' ';
+    found = true;
+    i = end;
+  }
+  return found ? out : text;
+}
+
+/**
+ * Where `name` said at code point `start` of `chars` ends (after an optional
+ * possessive 's), or -1: its words in any letter case, with any whitespace
+ * between them, and no letter, digit or mark right after it where it must
+ * end at a word boundary.
+ */
+function nameAt(chars: readonly string[], start: number, name: Name): number {
+  let at = start;
+  for (let w = 0; w < name.words.length; w++) {
+    if (w > 0) {
+      if (at >= chars.length || !SPACE.test(chars[at]!)) return -1;
+      while (at < chars.length && SPACE.test(chars[at]!)) at++;
+    }
+    for (const char of name.words[w]!) {
+      if (at >= chars.length || !sameLetter(chars[at]!, char)) return -1;
+      at++;
+    }
+  }
+  if (!name.boundedEnd) return at;
+  const possessive = APOSTROPHES.has(chars[at] ?? '') && sameLetter(chars[at + 1] ?? '', 's');
+  if (possessive && !WORD_CHAR.test(chars[at + 2] ?? '')) return at + 2;
+  return WORD_CHAR.test(chars[at] ?? '') ? -1 : at;
+}
+
+/** One code point the same as another in any letter case ("ẞ" and "ß", "K" and the Kelvin sign). */
+function sameLetter(a: string, b: string): boolean {
+  return a === b || a.toLowerCase() === b.toLowerCase() || a.toUpperCase() === b.toUpperCase();
 }

@@ -44,6 +44,8 @@ export interface ChangeFeed {
   stop(): void;
   /** Marks the running transaction's changes as quiet (see `CommittedChange.quiet`). */
   markQuiet(trans: DBCoreTransaction): void;
+  /** The rows the running transaction has written so far (the last change of each key), for checks before it commits. */
+  written(trans: DBCoreTransaction): readonly RowChange[];
 }
 
 interface TransactionLog {
@@ -61,6 +63,7 @@ export function changeFeedMiddleware(): { feed: ChangeFeed; middleware: Middlewa
       const log = logs.get(trans);
       if (log) log.quiet = true;
     },
+    written: (trans) => [...(logs.get(trans)?.rows.values() ?? [])],
   };
 
   const record = (log: TransactionLog, change: RowChange) => log.rows.set(`${change.table}\u0000${change.key}`, change);

@@ -1,7 +1,9 @@
 import Dexie from 'dexie';
+import { ValidationError } from '../errors.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { EngramDatabase } from './database.js';
 import { toStorageError } from './transaction-errors.js';
+import { findIdConflict, idsWritten, KIND_NAMES, withIdSpace } from './unique-ids.js';
 
 /** A table of the database, by name. */
 export type TableName = {
@@ -34,6 +36,11 @@ export interface CommitOptions {
  * feed (store/change-feed.ts) sees every row the transaction wrote and, once
  * it commits, hands them to store/announce.ts before this resolves. That is
  * why a write path cannot forget to index or announce.
+ *
+ * Before the transaction commits, the ids it put into episodes, facts, turns
+ * and tasks are checked against those tables (one id space: see
+ * unique-ids.ts): an id another kind holds is a ValidationError and nothing
+ * is written. So a commit touching any of them runs over all of them.
  */
 export type Commit = <T>(operation: string, tables: readonly TableName[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
 
@@ -44,9 +51,12 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
     const scope: CommitScope = { emit: (event) => void events.push(event), afterCommit: (run) => void after.push(run) };
     let result;
     try {
-      result = await db.transaction('rw', tables.map((name) => db.table(name)), async (tx) => {
+      result = await db.transaction('rw', withIdSpace(tables).map((name) => db.table(name)), async (tx) => {
         if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
-        return body(scope);
+        const value = await body(scope);
+        // Access-time bookkeeping (quiet) only rewrites stored rows under their own ids.
+        if (!options.quiet) await refuseSharedIds(db, tx.idbtrans);
+        return value;
       });
     } catch (error) {
       throw toStorageError(error, operation);
@@ -55,4 +65,17 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
     for (const run of after) run();
     return result;
   };
+}
+
+/** Throws a ValidationError when the transaction put an id into one id-space table that another holds. */
+async function refuseSharedIds(db: EngramDatabase, trans: IDBTransaction): Promise<void> {
+  const ids = idsWritten(db.changes.written(trans as never));
+  if (ids.size === 0) return;
+  const conflict = await findIdConflict(db, ids);
+  if (!conflict) return;
+  const { id, written, heldBy } = conflict;
+  throw new ValidationError(
+    `Id "${id}" is already used by ${KIND_NAMES[heldBy]}, so it cannot also name ${KIND_NAMES[written]}: episodes, facts, turns and tasks share one id space. Choose another id, or delete that ${KIND_NAMES[heldBy].split(' ')[1]} first.`,
+    [{ path: 'id', message: `already used by ${KIND_NAMES[heldBy]}` }],
+  );
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemory, ValidationError, type Memory } from '../../src/index.js';
 import { connectMemory, serveMemory, type RuntimeLike } from '../../src/extension/index.js';
+import type { MessageSenderLike } from '../../src/extension/protocol.js';
 import { openMemory } from '../support/memory.js';
 
 /**
@@ -14,12 +15,16 @@ class ExtensionBus {
   private readonly contexts = new Set<{ listeners: Set<Parameters<RuntimeLike['onMessage']['addListener']>[0]> }>();
   sent = 0;
 
-  /** One extension context (service worker, page, content script) of extension `id`. */
-  context(id = 'ext-a'): RuntimeLike {
+  /**
+   * One extension context (service worker, page, content script) of extension
+   * `id`, or with `id` null a web page; `sender` is what the browser
+   * tells listeners about it besides its id (origin, url, tab).
+   */
+  context(id: string | null = 'ext-a', sender: Omit<MessageSenderLike, 'id'> = {}): RuntimeLike {
     const self = { listeners: new Set<Parameters<RuntimeLike['onMessage']['addListener']>[0]>() };
     this.contexts.add(self);
     return {
-      id,
+      ...(id === null ? {} : { id }),
       sendMessage: (message) => {
         this.sent++;
         const wire = JSON.parse(JSON.stringify(message)) as unknown;
@@ -33,7 +38,7 @@ class ExtensionBus {
           };
           for (const other of this.contexts) {
             if (other === self) continue;
-            for (const listener of other.listeners) if (listener(wire, { id }, sendResponse) === true) open = true;
+            for (const listener of other.listeners) if (listener(wire, { ...sender, ...(id === null ? {} : { id }) }, sendResponse) === true) open = true;
           }
           if (!open && !answered) reject(new Error('Could not establish connection. Receiving end does not exist.'));
         });
@@ -123,6 +128,47 @@ describe('engram/extension protocol', () => {
     const gone = await client.info().catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(ValidationError);
     expect((gone as Error).message).toContain('not "notes"');
+  });
+
+  it('refuses to serve over a runtime without an extension id: it could not tell a web page from the extension', async () => {
+    const bus = new ExtensionBus();
+    const memory = await open('notes');
+    await memory.facts.add({ text: 'The user keeps bees' });
+    // A page's messages (no sender id) that reach this runtime, as an app routing onMessageExternal here would have them.
+    const blind = bus.context(null);
+    let refused: unknown;
+    try {
+      serveMemory(memory, { runtime: blind });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).issues).toEqual([{ path: 'runtime.id', message: 'must be the extension id' }]);
+    const page = bus.context(null, { origin: 'https://evil.example', url: 'https://evil.example/', tab: { id: 7 } });
+    const answer = await page.sendMessage({ tag: 'engram-bridge/1', name: 'notes', method: 'export', args: [] }).catch((e: unknown) => e);
+    expect(answer).toBeInstanceOf(Error);
+    expect((answer as Error).message).toContain('Receiving end does not exist');
+  });
+
+  it("checks every request's sender: the extension's id, from its own origin or from a content script", async () => {
+    const bus = new ExtensionBus();
+    const memory = await open('notes');
+    serveMemory(memory, { runtime: { ...bus.context('ext-a'), getURL: (path: string) => `chrome-extension://ext-a${path}` } });
+    let sent = 0;
+    const reached = async (runtime: RuntimeLike) => {
+      const request = { tag: 'engram-bridge/1', name: 'notes', method: 'facts.add', args: [{ text: `fact number ${++sent} from a sender` }, { merge: false }] };
+      const answer = (await runtime.sendMessage(request).catch(() => undefined)) as { ok: boolean } | undefined;
+      return answer?.ok ?? 'no answer';
+    };
+    // Answered: an extension page, the service worker, a content script (in a tab, at the page's origin).
+    expect(await reached(bus.context('ext-a', { origin: 'chrome-extension://ext-a', url: 'chrome-extension://ext-a/popup.html' }))).toBe(true);
+    expect(await reached(bus.context('ext-a', { url: 'chrome-extension://ext-a/sw.js' }))).toBe(true);
+    expect(await reached(bus.context('ext-a', { origin: 'https://site.example', url: 'https://site.example/a', tab: { id: 1 } }))).toBe(true);
+    // Not answered: a web page (no id, whatever it claims), another extension, or the extension's id from a foreign origin outside any tab.
+    expect(await reached(bus.context(null, { origin: 'chrome-extension://ext-a', tab: { id: 2 } }))).toBe('no answer');
+    expect(await reached(bus.context('ext-b', { origin: 'chrome-extension://ext-b' }))).toBe('no answer');
+    expect(await reached(bus.context('ext-a', { origin: 'https://evil.example', url: 'https://evil.example/' }))).toBe('no answer');
+    expect((await memory.facts.list()).map((f) => f.text).sort()).toEqual([1, 2, 3].map((n) => `fact number ${n} from a sender`));
   });
 
   it('needs an extension runtime, a name and a memory', () => {

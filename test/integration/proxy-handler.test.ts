@@ -135,6 +135,36 @@ describe('the proxy handler under attack', () => {
     expect(text).not.toContain(azureKey);
   });
 
+  it('a 200 reply that echoes the key or a header value, in a value or a key of its JSON, comes back redacted', async () => {
+    const headerSecret = 'org-secret-0123456789';
+    const server = createServer(
+      toNodeHandler(createProxyHandler({ upstream: { baseURL: upstream.url, apiKey: 'sk-test-secret-key-123', model: 'small-model', headers: { 'x-org': headerSecret } } })),
+    );
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // A compromised or buggy upstream (or a prompt that makes the model repeat its request) echoing what it was sent.
+    upstream.enqueue((req) => ({
+      json: {
+        said: `my key is ${String(req.headers.authorization)}`,
+        nested: [{ org: String(req.headers['x-org']) }],
+        [String(req.headers['x-org'])]: 'a key named by the secret',
+        quoted: `"${String(req.headers.authorization).slice(7)}"\\`,
+      },
+    }));
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: JSON.stringify(valid) });
+    const text = await response.text();
+    expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-test-secret-key-123');
+    expect(response.status).toBe(200);
+    expect(text).not.toContain('sk-test-secret-key-123');
+    expect(text).not.toContain(headerSecret);
+    expect(JSON.parse(text).output).toEqual({
+      said: 'my key is Bearer [redacted]',
+      nested: [{ org: '[redacted]' }],
+      '[redacted]': 'a key named by the secret',
+      quoted: '"[redacted]"\\',
+    });
+  });
+
   it('the client cannot choose the upstream model unless the server allows it', async () => {
     const closed = await proxy();
     const refused = await fetch(closed.url, { method: 'POST', body: JSON.stringify({ ...valid, model: 'expensive-model' }) });

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions } from '../../src/index.js';
+import { tokenize } from '../../src/search/tokenize.js';
 import { openMemory } from '../support/memory.js';
+import { speakerNames } from '../support/speaker-names.js';
 
 /**
  * Speaker-aware scoring (issue 21): a turn's speaker is a field, not words
@@ -81,5 +84,42 @@ describe('speakers', () => {
     expect(hit!.parts.speakerMatch).toBeUndefined();
     await expect(open({ ranking: { speakerBoost: -1 } })).rejects.toThrow(ValidationError);
     await expect(open({ ranking: { speakerBoost: Number.NaN } })).rejects.toThrow(/speakerBoost/);
+  });
+});
+
+/** Names are data, never patterns (issue 46): a name a person may have never breaks recall. */
+describe('speakers with any name', () => {
+  it("a hyphenated speaker's user is recalled, by facts and turns, and the name boosts their turns", async () => {
+    const m = await open();
+    await m.facts.add({ id: 'f1', text: 'Jean-Luc grew up in Lyon', userId: 'u1' });
+    await m.turns.add({ id: 't1', speaker: 'Jean-Luc', text: 'I grew up in Lyon', userId: 'u1' });
+    expect((await m.recall('Where did Jean-Luc grow up?', { userId: 'u1', types: ['fact'] })).map((h) => h.memory.id)).toEqual(['f1']);
+    const turn = (await m.recall('Where did Jean-Luc grow up?', { userId: 'u1', types: ['turn'] }))[0]!;
+    expect([turn.memory.id, turn.parts.speakerMatch]).toEqual(['t1', 1.2]);
+  });
+
+  it('stores turns by arbitrary Unicode names and recalls them with and without the name in the query', async () => {
+    const m = await open();
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(speakerNames, async (name) => {
+        const userId = `u${++run}`;
+        await m.turns.addMany([
+          { id: `${userId}-a`, userId, speaker: name, text: 'I adopted a greyhound called Biscuit' },
+          { id: `${userId}-b`, userId, speaker: 'Zqxv Wvut', text: 'The ferry to Oslo was cancelled' },
+        ]);
+        const withName = await m.recall(`What did ${name} say about the greyhound?`, { userId, k: 2, touch: false });
+        expect(withName[0]!.memory.id).toBe(`${userId}-a`);
+        // The name's turn is boosted when the name has a word to match by; the other speaker's never is.
+        const matchable = /[\p{L}\p{N}]/u.test(name) && tokenize(name).length > 0;
+        expect(withName.map((h) => h.parts.speakerMatch)).toEqual(matchable ? [1.2, undefined] : [undefined, undefined]);
+        expect(await m.recall(`Tell me about ${name}`, { userId, types: ['fact'] })).toEqual([]);
+
+        fc.pre(!/greyhound|adopted|what|about/iu.test(name));
+        const without = await m.recall('What about the greyhound we adopted?', { userId, k: 2, touch: false });
+        expect(without.map((h) => [h.memory.id, h.parts.speakerMatch])).toEqual([[`${userId}-a`, undefined], [`${userId}-b`, undefined]]);
+      }),
+      { seed: 0x46_0002, numRuns: 100 },
+    );
   });
 });

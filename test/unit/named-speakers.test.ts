@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { namedSpeakers } from '../../src/search/named-speakers.js';
+import { tokenize } from '../../src/search/tokenize.js';
+import { speakerNames } from '../support/speaker-names.js';
 
 /** Which of a user's speakers a query names, and the words left to match it by. */
 describe('namedSpeakers', () => {
@@ -42,3 +45,35 @@ describe('namedSpeakers', () => {
     expect(namedSpeakers('what about ?!', ['?!', '', '  '])).toEqual({ speakers: [], text: 'what about ?!' });
   });
 });
+
+/** Names are data, never patterns (issue 46): any name a person may have is matched as written. */
+describe('namedSpeakers over arbitrary names', () => {
+  it('never throws, finds a name the query says, and finds none in a query that does not say it', () => {
+    fc.assert(
+      fc.property(speakerNames, fc.array(speakerNames, { maxLength: 3 }), (name, others) => {
+        const all = [name, ...others];
+        const asked = namedSpeakers(`What did ${name} say about the greyhound?`, all);
+        // A name with a word in it that is not a stop word is matched; only a longer name said around it may take it.
+        if (hasWords(name)) expect(asked.speakers.some((s) => s.normalize('NFC').includes(name.normalize('NFC').trim()))).toBe(true);
+        for (const speaker of asked.speakers) expect(all).toContain(speaker);
+
+        const unsaid = namedSpeakers('What happened with the greyhound?', all);
+        fc.pre(!all.some((s) => /greyhound|happened|what|with|the/iu.test(s)));
+        expect(unsaid).toEqual({ speakers: [], text: 'What happened with the greyhound?' });
+      }),
+      { seed: 0x46_0001, numRuns: 1000 },
+    );
+  });
+
+  it('matches a hyphenated, dotted or apostrophed name as written', () => {
+    expect(namedSpeakers('What did Jean-Luc say?', ['Jean-Luc'])).toEqual({ speakers: ['Jean-Luc'], text: 'What did say?' });
+    expect(namedSpeakers("Where is O'Brien's house?", ["O'Brien"]).speakers).toEqual(["O'Brien"]);
+    expect(namedSpeakers('What did Jean Luc say?', ['Jean-Luc']).speakers).toEqual([]);
+    expect(namedSpeakers('Did J.R.R. write?', ['J.R.R.']).speakers).toEqual(['J.R.R.']);
+  });
+});
+
+/** A name the matcher looks for: it has a letter or digit, and a word that is not a stop word. */
+function hasWords(name: string): boolean {
+  return /[\p{L}\p{N}]/u.test(name) && tokenize(name).length > 0;
+}
