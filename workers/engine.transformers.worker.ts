@@ -1,0 +1,12 @@
+/// <reference lib="webworker" />
+/**
+ * The engine worker of `engram/transformers` (src/transformers.ts): the
+ * default worker (./engine.worker.ts) plus engram's browser build of
+ * transformers.js, loaded when a model needs the ONNX runtime. A separate
+ * entry so that only apps that start this worker bundle that chunk and
+ * onnxruntime-web's `.wasm`.
+ */
+import { provideTransformers } from '../src/embed/import-transformers.js';
+import './engine.worker.js';
+
+provideTransformers(() => import('../src/embed/transformers.browser.js'));
