@@ -1,5 +1,5 @@
 import type { Plugin } from 'esbuild';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 /**
  * - index (the SDK: page side, and Node in-process), server (the LLM proxy
@@ -27,15 +27,32 @@ import { defineConfig } from 'tsup';
  *   makes dev servers warn.
  */
 /**
- * The SDK build leaves `import('./embed/transformers.browser.js')`
- * (src/transformers.ts) to the browser bundle built below: the chunks of
- * both builds sit side by side in dist/.
+ * The SDK build and the transformers worker leave
+ * `import('./embed/transformers.browser.js')` (src/transformers.ts,
+ * workers/engine.transformers.worker.ts) to the bundle of it built below:
+ * the files of every build sit side by side in dist/.
  */
 const browserTransformersExternal: Plugin = {
   name: 'browser-transformers-external',
   setup(build) {
     build.onResolve({ filter: /(^|\/)transformers\.browser\.js$/ }, () => ({ path: './transformers.browser.js', external: true }));
   },
+};
+
+/** The browser bundles: ESM, every dependency inside, minified. */
+const browserBundle: Options = {
+  format: ['esm'],
+  platform: 'browser',
+  noExternal: [/.*/],
+  dts: true,
+  sourcemap: false,
+  target: 'es2022',
+  splitting: true,
+  treeshake: true,
+  minify: true,
+  publicDir: false,
+  // Browser bundles: src/embed/import-transformers.ts drops its Node branch.
+  define: { ENGRAM_BROWSER_BUNDLE: 'true' },
 };
 
 export default defineConfig([
@@ -63,24 +80,15 @@ export default defineConfig([
     treeshake: true,
     esbuildPlugins: [browserTransformersExternal],
   },
+  // Each worker is its own build (and so is transformers.browser, which the transformers worker and
+  // engram/transformers import by name): when esbuild splits entries that share code, it may move an
+  // entry's whole body into a chunk that the entry imports for its side effects only, and bundlers drop
+  // such imports from a package marked `"sideEffects": false`, emitting an empty worker.
+  { ...browserBundle, entry: { 'engine.worker': 'workers/engine.worker.ts' } },
+  { ...browserBundle, entry: { 'engine.transformers.worker': 'workers/engine.transformers.worker.ts' }, esbuildPlugins: [browserTransformersExternal] },
   {
-    entry: {
-      'engine.worker': 'workers/engine.worker.ts',
-      'engine.transformers.worker': 'workers/engine.transformers.worker.ts',
-      'transformers.browser': 'src/embed/transformers.browser.ts',
-    },
-    format: ['esm'],
-    platform: 'browser',
-    noExternal: [/.*/],
-    dts: true,
-    sourcemap: false,
-    target: 'es2022',
-    splitting: true,
-    treeshake: true,
-    minify: true,
-    publicDir: false,
-    // Browser bundles: src/embed/import-transformers.ts drops its Node branch.
-    define: { ENGRAM_BROWSER_BUNDLE: 'true' },
+    ...browserBundle,
+    entry: { 'transformers.browser': 'src/embed/transformers.browser.ts' },
     // The .wasm, and onnxruntime-web's own bundle, which its glue names with
     // `new URL('ort.webgpu.bundle.min.mjs', import.meta.url)` for its (unused:
     // engram runs it single-threaded) thread workers: webpack fails the build

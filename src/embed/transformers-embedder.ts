@@ -166,10 +166,12 @@ async function loadPipeline(
  */
 function shippedModel(): ModelSource {
   const files = defaultModelFiles();
+  // Where its largest file is (a bundler may inline the small ones as data: URLs, which name no folder).
+  const table = files['onnx/model_quantized.onnx']!.href;
   return urlModelSource(
     DEFAULT_EMBEDDING_MODEL,
     files,
-    `engram's bundled model (${new URL('.', files['config.json']).href})`,
+    `engram's bundled model (${table})`,
     "the package's models/ folder, which bundlers that follow `new URL(..., import.meta.url)` (Vite, webpack, Turbopack) emit into the app; with another bundler, copy node_modules/engram/models/ to ../models/ from where engram's scripts are served (e.g. out/engram/ and out/models/), or pass `embedder: { localModelPath }`",
   );
 }
