@@ -201,18 +201,15 @@ for (const example of selected) {
   const modelBytes = new Map<string, number>();
   const sizing: Promise<void>[] = [];
   page.on('requestfinished', (request) => {
-    if (!/\.onnx(\?|$)|tokenizer[^/]*\.json(\?|$)/.test(request.url())) return;
+    // Webpack names emitted files by hash alone: every .onnx and .json the page fetched is the model's (the apps fetch no other).
+    if (!/\.(onnx|json)(\?|$)/.test(request.url())) return;
     sizing.push(request.sizes().then((sizes) => void modelBytes.set(request.url(), sizes.responseBodySize), () => undefined));
   });
   // When the app's first answer lands (window.exampleResult is set), on the page's clock: from navigation start.
-  await page.addInitScript(() => {
-    let value: unknown;
-    Object.defineProperty(window, 'exampleResult', {
-      configurable: true,
-      get: () => value,
-      set: (v) => ((value = v), ((window as unknown as { firstAnswerMs: number }).firstAnswerMs = performance.now())),
-    });
-  });
+  // (A string: a function would travel with the __name helper tsx adds to it, which the page does not have.)
+  await page.addInitScript(
+    `let value; Object.defineProperty(window, 'exampleResult', { configurable: true, get() { return value; }, set(v) { value = v; window.firstAnswerMs = performance.now(); } });`,
+  );
   try {
     await page.goto(started.url);
     await page.waitForFunction(() => (window as unknown as { exampleResult?: unknown }).exampleResult, null, { timeout: 180_000 });
@@ -264,7 +261,8 @@ for (const example of selected) {
   }
 }
 await browser.close();
-console.log(`\nexamples:\n${[...nodeReport, ...report].join('\n')}`);
+const packed = existsSync(tarball) ? `tarball ${(statSync(tarball).size / 1e6).toFixed(2)} MB, ${execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').filter((f) => !f.endsWith('/')).length} files` : 'no tarball';
+console.log(`\nexamples (${packed}):\n${[...nodeReport, ...report].join('\n')}`);
 process.exit(failed ? 1 : 0);
 
 /** Every file under `folder`, relative to it. */
