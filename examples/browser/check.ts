@@ -62,6 +62,8 @@ interface Example {
   framework?: boolean;
   /** The bundler emits the files engram names (worker, chunks, model): then a transformers.js chunk in the output was emitted unasked. */
   emitsAssets?: boolean;
+  /** The app imports engram/transformers: its output must have the ONNX runtime, and no other's may. */
+  asksForTransformers?: boolean;
 }
 
 const run = (cwd: string, command: string, args: string[]) =>
@@ -110,6 +112,20 @@ const examples: Example[] = [
   },
   { name: 'webpack', dir: app('webpack'), emitsAssets: true, start: async () => (run(app('webpack'), 'npm', ['run', 'build']), staticServer(app('webpack') + 'dist/')) },
   { name: 'esbuild', dir: app('esbuild'), start: async () => (run(app('esbuild'), 'npm', ['run', 'build']), staticServer(app('esbuild') + 'out/')) },
+  // The same Vite app asking for the ONNX runtime (engram/transformers, written below): only this build may emit the .wasm.
+  {
+    name: 'vite-onnx',
+    dir: app('vite'),
+    emitsAssets: true,
+    asksForTransformers: true,
+    start: async () => {
+      run(app('vite'), 'npx', ['vite', 'build', '--logLevel', 'warn', '--config', 'vite.onnx.config.js']);
+      // The model it names with localModelPath: '/models/' (the package's own copy, served like any static file).
+      cpSync(`${app('vite')}node_modules/engram/models/minishlab`, `${app('vite')}dist-onnx/models/minishlab`, { recursive: true });
+      const served = await staticServer(app('vite') + 'dist-onnx/');
+      return { ...served, url: `${served.url}onnx.html` };
+    },
+  },
   // Next.js (Turbopack), static export: a client component starts engram in an effect.
   { name: 'next', dir: app('next'), framework: true, emitsAssets: true, start: async () => (run(app('next'), 'npm', ['run', 'build']), staticServer(app('next') + 'out/')) },
 ];
@@ -132,6 +148,26 @@ if (!process.env.EXAMPLES_SKIP_INSTALL) {
     run(dir, 'npm', ['install', '--no-audit', '--no-fund']);
   }
 }
+// The Vite app asking for a model on the ONNX runtime: the offline model, read by transformers.js
+// (`runtime: 'onnx'`), in engram/transformers's worker. Its own page and build (vite.onnx.config.js).
+if (selected.some((e) => e.name === 'vite-onnx')) {
+  writeFileSync(`${app('vite')}onnx.html`, '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engram on the ONNX runtime</title><p id="status">starting…</p><script type="module" src="/src/onnx.js"></script>');
+  writeFileSync(
+    `${app('vite')}src/onnx.js`,
+    "import { createMemory } from 'engram';\n" +
+      "import { transformersWorker } from 'engram/transformers';\n" +
+      'async function main() {\n' +
+      "  const memory = await createMemory({ name: 'example-onnx', worker: transformersWorker, embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: '/models/', runtime: 'onnx' } });\n" +
+      "  await memory.facts.add({ text: 'The user keeps bees on the roof of their flat' });\n" +
+      `  await memory.facts.add({ text: ${JSON.stringify(EXPECTED_TOP)} });\n` +
+      "  await memory.facts.add({ text: 'The user is allergic to penicillin' });\n" +
+      "  return (await memory.recall('which musical instrument?'))[0].memory.text;\n" +
+      '}\n' +
+      'main().then((top) => { window.exampleResult = { top }; }, (error) => { window.exampleResult = { error: `${error.name}: ${error.message}` }; });\n',
+  );
+  writeFileSync(`${app('vite')}vite.onnx.config.js`, "export default { build: { outDir: 'dist-onnx', emptyOutDir: true, rollupOptions: { input: 'onnx.html' } } };\n");
+}
+
 // A page of the Vite app with a wrong `localModelPath`: the dev server answers its index.html for it.
 if (selected.some((e) => e.name === 'vite-dev')) {
   writeFileSync(`${app('vite')}wrong-model-path.html`, '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>wrong model path</title><script type="module" src="/src/wrong-model-path.js"></script>');
@@ -231,6 +267,7 @@ for (const example of selected) {
     // What the build emitted: no ONNX runtime unless the app asked for a transformer model.
     const emitted = started.folder ? filesUnder(started.folder) : [];
     const onnxRuntime = emitted.filter((file) => /\.wasm$|ort-wasm/.test(file) || (example.emitsAssets && /transformers\.browser/.test(file)));
+    const wasm = emitted.filter((file) => file.endsWith('.wasm'));
     await Promise.all(sizing);
     const model = [...modelBytes.values()].reduce((sum, n) => sum + n, 0);
     const problems = [
@@ -238,7 +275,8 @@ for (const example of selected) {
       watch.errors.length ? `console errors: ${watch.errors.join(' | ')}` : '',
       nonLocalHosts(watch.requests).length ? `requests off 127.0.0.1: ${nonLocalHosts(watch.requests).join(', ')}` : '',
       gzip !== undefined && !example.framework && gzip > PAGE_GZIP_BUDGET ? `page JS ${(gzip / 1024).toFixed(1)} kB gzip is over the ${PAGE_GZIP_BUDGET / 1024} kB budget` : '',
-      onnxRuntime.length ? `the output has the ONNX runtime, unasked: ${onnxRuntime.join(', ')}` : '',
+      !example.asksForTransformers && onnxRuntime.length ? `the output has the ONNX runtime, unasked: ${onnxRuntime.join(', ')}` : '',
+      example.asksForTransformers && wasm.length !== 1 ? `the app asked for the ONNX runtime and its output has ${wasm.length} .wasm files` : '',
       modelBytes.size === 0 ? 'no model file was fetched (the bundled model was not used?)' : '',
     ].filter(Boolean);
     if (example.name === 'vite-dev') problems.push(...(await wrongModelPath(context, started.url)));
@@ -250,7 +288,9 @@ for (const example of selected) {
           : example.framework
             ? `, page JS ${(gzip / 1024).toFixed(1)} kB gzip (with React and the Next.js runtime)`
             : `, page JS ${(gzip / 1024).toFixed(1)} kB gzip (target ${PAGE_GZIP_TARGET / 1024} kB${gzip > PAGE_GZIP_TARGET ? ', NOT MET' : ''})`
-      }, model ${(model / 1e6).toFixed(2)} MB in ${modelBytes.size} files${started.folder ? `, output ${(emitted.reduce((sum, f) => sum + statSync(`${started.folder}${f}`).size, 0) / 1e6).toFixed(2)} MB in ${emitted.length} files, no .wasm` : ''}`,
+      }, model ${(model / 1e6).toFixed(2)} MB in ${modelBytes.size} files${
+        started.folder ? `, output ${(emitted.reduce((sum, f) => sum + statSync(`${started.folder}${f}`).size, 0) / 1e6).toFixed(2)} MB in ${emitted.length} files, ${wasm.length ? `with ${wasm.join(', ')} (asked for)` : 'no .wasm'}` : ''
+      }`,
     );
   } catch (error) {
     failed = true;
