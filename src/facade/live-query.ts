@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { EngramError, StorageError, ValidationError } from '../errors.js';
+import { EngramError, StorageError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import type { ChangeEvent, ChangeTable } from '../telemetry/events.js';
 import { replaceEqualDeep } from './replace-equal-deep.js';
@@ -33,7 +33,8 @@ const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function
 /** A listener function, or an Observable's observer (its methods each optional). */
 const listenerSchema = z.union([
   fn,
-  z.strictObject({ next: z.optional(fn), error: z.optional(fn), complete: z.optional(fn) }),
+  // Loose: an Observable library's subscriber carries fields of its own.
+  z.looseObject({ next: z.optional(fn), error: z.optional(fn), complete: z.optional(fn) }),
 ]);
 
 /**
@@ -161,23 +162,12 @@ export class LiveQuery<T> {
 }
 
 /**
- * The function to call with each snapshot. An observer's methods are read
- * once, validated, and called on the observer (RxJS subscribers use `this`).
+ * The function to call with each snapshot. An observer's methods are called
+ * on the observer itself (RxJS subscribers use `this`).
  */
 function listenerOf<T>(listener: unknown): (value: LiveSnapshot<T>) => void {
-  if (typeof listener === 'function') return parseInput(listenerSchema, listener, 'live().subscribe: listener', { copy: false }) as (value: LiveSnapshot<T>) => void;
-  let methods: unknown = listener;
-  if (typeof listener === 'object' && listener !== null) {
-    try {
-      const { next, error, complete } = listener as Record<string, unknown>;
-      methods = { next, error, complete };
-    } catch (cause) {
-      const message = `could not be read (${(cause as Error)?.message ?? String(cause)})`;
-      throw new ValidationError(`live().subscribe: listener: ${message}`, [{ path: '', message }]);
-    }
-  }
-  const observer = parseInput(listenerSchema, methods, 'live().subscribe: listener', { copy: false }) as LiveObserver<T>;
-  return (value) => observer.next?.call(listener, value);
+  const parsed = parseInput(listenerSchema, listener, 'live().subscribe: listener', { copy: false }) as ((value: LiveSnapshot<T>) => void) | LiveObserver<T>;
+  return typeof parsed === 'function' ? parsed : (value) => parsed.next?.call(listener, value);
 }
 
 function asEngramError(error: unknown): EngramError {

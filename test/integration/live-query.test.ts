@@ -145,7 +145,8 @@ describe('memory.live()', () => {
     const live = a.live({ facts: { userId: 'ana' } });
     const list = vi.spyOn(a.facts, 'list');
     const errors = vi.spyOn(console, 'error');
-    for (const bad of [42, 'next', null, undefined, { next: 'not a function' }, { next() {}, error: 1 }]) {
+    const throwing = { get next(): never { throw new Error('boom'); } };
+    for (const bad of [42, 'next', null, undefined, { next: 'not a function' }, { next() {}, error: 1 }, throwing]) {
       expect(() => live.subscribe(bad as never)).toThrow(ValidationError);
     }
     await a.facts.add({ userId: 'ana', text: 'Ana lives in Porto' });
