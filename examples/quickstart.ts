@@ -1,19 +1,15 @@
 /**
  * The smallest complete use of engram in Node: store a few memories, recall
- * them, render prompt context. Uses the bundled offline model and an
- * in-memory IndexedDB (fake-indexeddb), so it needs no network.
+ * them, render prompt context. No embedder is named: engram's bundled static
+ * model (models/) embeds, with an in-memory IndexedDB (fake-indexeddb), so it
+ * needs no network.
  *
  *   npm run example
  */
 import { indexedDB, IDBKeyRange } from 'fake-indexeddb';
 import { createMemory } from '../src/index.js';
 
-const memory = await createMemory({
-  name: 'quickstart',
-  indexedDB,
-  IDBKeyRange,
-  embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: new URL('../../shared/models/', import.meta.url).pathname },
-});
+const memory = await createMemory({ name: 'quickstart', indexedDB, IDBKeyRange });
 
 await memory.facts.add({ text: 'Lives in Porto and works as a data engineer', category: 'profile' });
 await memory.facts.add({ text: 'Prefers short answers with code examples', category: 'preference' });

@@ -1,7 +1,7 @@
 /**
  * The example extension (examples/extension/) as a user gets it: installed
- * from the PACKED tarball, built with its own esbuild, loaded unpacked in
- * Chromium. The popup writes a fact through the memory the service worker
+ * from the PACKED tarball, built with its own esbuild (which copies engram's
+ * bundled model into it), loaded unpacked in Chromium. The popup writes a fact through the memory the service worker
  * serves; a content script on a loopback website recalls it; the website's
  * own indexedDB.databases() lists nothing and its document holds no memory.
  * Called by examples/browser/check.ts (`npm run examples`).
@@ -19,7 +19,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, SAFETY_NET_MS } from '../../test/support/
 
 const FACT = 'The user is learning the cello with a teacher on Tuesdays';
 
-export async function checkExtension(options: { dir: string; tarball: string; modelsDir: string; install: boolean }): Promise<string> {
+export async function checkExtension(options: { dir: string; tarball: string; install: boolean }): Promise<string> {
   const { dir } = options;
   const run = (command: string, args: string[]) => execFileSync(command, args, { cwd: dir, stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
   if (options.install) {
@@ -31,7 +31,6 @@ export async function checkExtension(options: { dir: string; tarball: string; mo
     writeFileSync(`${dir}package.json`, JSON.stringify(manifest, null, 2));
     run('npm', ['install', '--no-audit', '--no-fund']);
   }
-  cpSync(`${options.modelsDir}minishlab/potion-base-4M-int8`, `${dir}models/minishlab/potion-base-4M-int8`, { recursive: true, filter: (path) => !path.includes('model2vec') });
   run('npm', ['run', 'build']);
   const contentGzip = gzipSync(readFileSync(`${dir}dist/content.js`)).length;
 

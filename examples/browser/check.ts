@@ -2,9 +2,14 @@
  * Proves the browser quick start in real apps: each example under
  * examples/browser/ installs the PACKED package (engram-0.1.0.tgz, from
  * `npm pack` at the repository root), is built (or served by Vite's dev
- * server), opened in Chromium, creates a memory in worker mode on the offline
- * model, adds facts and recalls them. Asserted: the right top hit, no console
- * errors, no request off 127.0.0.1; the page's own JavaScript (gzip) is printed.
+ * server), opened in Chromium, creates a memory in worker mode with no
+ * embedder option (engram's bundled model, emitted by the bundler), adds
+ * facts and recalls them. Asserted: the right top hit, no console errors, no
+ * request off 127.0.0.1, no ONNX runtime `.wasm` in the output (nor, where a
+ * bundler emits the files, transformers.js's chunk); printed: the time from
+ * navigation to the first answer, the page's own JavaScript (gzip) and the
+ * model's bytes. In Vite's dev server, a wrong `localModelPath` (the server
+ * answers its index.html) must be an EmbedderError naming the URL tried.
  * Before them, the Node agent (examples/node-agent/) installs the tarball on
  * its own and keeps memories in a durable store across two runs, and the
  * example extension (examples/extension/) is built from the tarball and
@@ -18,12 +23,13 @@
  * its bundler from the npm registry). CI runs it as its own step.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import type { BrowserContext } from 'playwright-core';
 import { serveStatic } from '../../demo/static.js';
 import { launchChromium, nonLocalHosts, watchPage } from '../../test/support/browser.js';
 import { checkExtension } from './check-extension.js';
@@ -37,7 +43,6 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const workRoot = process.env.EXAMPLES_DIR ?? `${tmpdir()}/engram-examples/`;
 const app = (name: string) => `${workRoot}${name}/`;
 const root = here('../../');
-const modelsDir = process.env.ENGRAM_MODELS_DIR ?? here('../../../shared/models/');
 const EXPECTED_TOP = 'The user plays the cello in an amateur orchestra';
 /** The issue's target for the page's own JavaScript in worker mode; see the report printed at the end. */
 const PAGE_GZIP_TARGET = 30 * 1024;
@@ -55,6 +60,10 @@ interface Example {
   start(): Promise<{ url: string; folder?: string; stop(): Promise<void> }>;
   /** The page's JavaScript includes a framework (React and Next.js's runtime): printed, not held to engram's budget. */
   framework?: boolean;
+  /** The bundler emits the files engram names (worker, chunks, model): then a transformers.js chunk in the output was emitted unasked. */
+  emitsAssets?: boolean;
+  /** The app imports engram/transformers: its output must have the ONNX runtime, and no other's may. */
+  asksForTransformers?: boolean;
 }
 
 const run = (cwd: string, command: string, args: string[]) =>
@@ -98,12 +107,27 @@ const examples: Example[] = [
   {
     name: 'vite-build',
     dir: app('vite'),
+    emitsAssets: true,
     start: async () => (run(app('vite'), 'npx', ['vite', 'build', '--logLevel', 'warn']), staticServer(app('vite') + 'dist/')),
   },
-  { name: 'webpack', dir: app('webpack'), start: async () => (run(app('webpack'), 'npm', ['run', 'build']), staticServer(app('webpack') + 'dist/')) },
+  { name: 'webpack', dir: app('webpack'), emitsAssets: true, start: async () => (run(app('webpack'), 'npm', ['run', 'build']), staticServer(app('webpack') + 'dist/')) },
   { name: 'esbuild', dir: app('esbuild'), start: async () => (run(app('esbuild'), 'npm', ['run', 'build']), staticServer(app('esbuild') + 'out/')) },
+  // The same Vite app asking for the ONNX runtime (engram/transformers, written below): only this build may emit the .wasm.
+  {
+    name: 'vite-onnx',
+    dir: app('vite'),
+    emitsAssets: true,
+    asksForTransformers: true,
+    start: async () => {
+      run(app('vite'), 'npx', ['vite', 'build', '--logLevel', 'warn', '--config', 'vite.onnx.config.js']);
+      // The model it names with localModelPath: '/models/' (the package's own copy, served like any static file).
+      cpSync(`${app('vite')}node_modules/engram/models/minishlab`, `${app('vite')}dist-onnx/models/minishlab`, { recursive: true });
+      const served = await staticServer(app('vite') + 'dist-onnx/');
+      return { ...served, url: `${served.url}onnx.html` };
+    },
+  },
   // Next.js (Turbopack), static export: a client component starts engram in an effect.
-  { name: 'next', dir: app('next'), framework: true, start: async () => (run(app('next'), 'npm', ['run', 'build']), staticServer(app('next') + 'out/')) },
+  { name: 'next', dir: app('next'), framework: true, emitsAssets: true, start: async () => (run(app('next'), 'npm', ['run', 'build']), staticServer(app('next') + 'out/')) },
 ];
 
 const wanted = process.env.EXAMPLES?.split(',');
@@ -111,12 +135,12 @@ let failed = false;
 const selected = examples.filter((e) => !wanted || wanted.includes(e.name));
 const tarball = `${root}engram-0.1.0.tgz`;
 if (!process.env.EXAMPLES_SKIP_INSTALL) {
-  if (!existsSync(`${root}dist/engine.worker.js`)) run(root, 'npx', ['tsup', '--silent']);
-  run(root, 'npm', ['pack', '--silent']);
+  // `npm pack` builds dist/ first (package.json "prepack"); a dist/ already built (CI's `npm run build`) is packed as it is.
+  run(root, 'npm', existsSync(`${root}dist/engine.worker.js`) ? ['pack', '--silent', '--ignore-scripts'] : ['pack', '--silent']);
   for (const dir of new Set(selected.map((e) => e.dir))) {
     const source = here(`./${dir.slice(workRoot.length)}`);
     rmSync(dir, { recursive: true, force: true });
-    cpSync(source, dir, { recursive: true, filter: (path) => !/(^|\/)(node_modules|dist|out|models)(\/|$)/.test(path.slice(source.length)) });
+    cpSync(source, dir, { recursive: true, filter: (path) => !/(^|\/)(node_modules|dist|out)(\/|$)/.test(path.slice(source.length)) });
     // The example names the tarball relative to the repository; the copy names it absolutely.
     const manifest = JSON.parse(readFileSync(`${dir}package.json`, 'utf8'));
     manifest.dependencies.engram = `file:${tarball}`;
@@ -124,12 +148,37 @@ if (!process.env.EXAMPLES_SKIP_INSTALL) {
     run(dir, 'npm', ['install', '--no-audit', '--no-fund']);
   }
 }
-for (const dir of new Set(selected.map((e) => e.dir))) {
-  // The app serves its own model, like any static file (public/ in each example).
-  cpSync(`${modelsDir}minishlab/potion-base-4M-int8`, `${dir}public/models/minishlab/potion-base-4M-int8`, {
-    recursive: true,
-    filter: (source) => !source.includes('model2vec'),
-  });
+// The Vite app asking for a model on the ONNX runtime: the offline model, read by transformers.js
+// (`runtime: 'onnx'`), in engram/transformers's worker. Its own page and build (vite.onnx.config.js).
+if (selected.some((e) => e.name === 'vite-onnx')) {
+  writeFileSync(`${app('vite')}onnx.html`, '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engram on the ONNX runtime</title><p id="status">starting…</p><script type="module" src="/src/onnx.js"></script>');
+  writeFileSync(
+    `${app('vite')}src/onnx.js`,
+    "import { createMemory } from 'engram';\n" +
+      "import { transformersWorker } from 'engram/transformers';\n" +
+      'async function main() {\n' +
+      "  const memory = await createMemory({ name: 'example-onnx', worker: transformersWorker, embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: '/models/', runtime: 'onnx' } });\n" +
+      "  await memory.facts.add({ text: 'The user keeps bees on the roof of their flat' });\n" +
+      `  await memory.facts.add({ text: ${JSON.stringify(EXPECTED_TOP)} });\n` +
+      "  await memory.facts.add({ text: 'The user is allergic to penicillin' });\n" +
+      "  return (await memory.recall('which musical instrument?'))[0].memory.text;\n" +
+      '}\n' +
+      'main().then((top) => { window.exampleResult = { top }; }, (error) => { window.exampleResult = { error: `${error.name}: ${error.message}` }; });\n',
+  );
+  writeFileSync(`${app('vite')}vite.onnx.config.js`, "export default { build: { outDir: 'dist-onnx', emptyOutDir: true, rollupOptions: { input: 'onnx.html' } } };\n");
+}
+
+// A page of the Vite app with a wrong `localModelPath`: the dev server answers its index.html for it.
+if (selected.some((e) => e.name === 'vite-dev')) {
+  writeFileSync(`${app('vite')}wrong-model-path.html`, '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>wrong model path</title><script type="module" src="/src/wrong-model-path.js"></script>');
+  writeFileSync(
+    `${app('vite')}src/wrong-model-path.js`,
+    "import { createMemory } from 'engram';\n" +
+      "createMemory({ name: 'wrong-path', embedder: { localModelPath: '/wrong/' } }).then(\n" +
+      "  () => { window.exampleResult = { error: 'opened' }; },\n" +
+      "  (error) => { window.exampleResult = { name: error.name, reason: error.details?.reason, message: error.message }; },\n" +
+      ');\n',
+  );
 }
 
 /**
@@ -148,8 +197,8 @@ if (!wanted || wanted.includes('node-agent')) {
     writeFileSync(`${dir}package.json`, JSON.stringify(manifest, null, 2));
     run(dir, 'npm', ['install', '--no-audit', '--no-fund']);
   }
-  const output = execFileSync(process.execPath, ['agent.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ENGRAM_MODELS_DIR: modelsDir } });
-  const result = JSON.parse(output.trim().split('\n').pop()!) as { openedMs: number; first?: string; afterReopen?: string };
+  const output = execFileSync(process.execPath, ['agent.mjs'], { cwd: dir, encoding: 'utf8' });
+  const result = JSON.parse(output.trim().split('\n').pop()!) as { openedMs: number; firstAnswerMs: number; first?: string; afterReopen?: string };
   const problems = [
     result.first === EXPECTED_TOP ? '' : `top hit ${JSON.stringify(result.first)}`,
     result.afterReopen === 'The user keeps bees on the roof of their flat' ? '' : `after reopen ${JSON.stringify(result.afterReopen)}`,
@@ -157,12 +206,14 @@ if (!wanted || wanted.includes('node-agent')) {
   ].filter(Boolean);
   failed ||= problems.length > 0;
   const size = execFileSync('du', ['-sm', `${dir}node_modules`], { encoding: 'utf8' }).split('\t')[0];
-  nodeReport.push(`${'node-agent'.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}  createMemory ${result.openedMs} ms (durable store, static model), node_modules ${size} MB`);
+  nodeReport.push(
+    `${'node-agent'.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}  createMemory ${result.openedMs} ms, first answer ${result.firstAnswerMs} ms (durable store, bundled model, no embedder option), node_modules ${size} MB`,
+  );
 }
 
 /** The example extension (examples/extension/): run unless EXAMPLES leaves it out. */
 if (!wanted || wanted.includes('extension')) {
-  const line = await checkExtension({ dir: app('extension'), tarball, modelsDir, install: !process.env.EXAMPLES_SKIP_INSTALL });
+  const line = await checkExtension({ dir: app('extension'), tarball, install: !process.env.EXAMPLES_SKIP_INSTALL });
   failed ||= line.includes(' FAIL ');
   nodeReport.push(line);
 }
@@ -182,10 +233,24 @@ for (const example of selected) {
   const page = await context.newPage();
   const watch = watchPage(page);
   page.on('response', (response) => response.status() >= 400 && watch.errors.push(`HTTP ${response.status()} ${response.url()}`));
+  // The model's bytes as the page received them (its worker's requests included), by file.
+  const modelBytes = new Map<string, number>();
+  const sizing: Promise<void>[] = [];
+  page.on('requestfinished', (request) => {
+    // Webpack names emitted files by hash alone: every .onnx and .json the page fetched is the model's (the apps fetch no other).
+    if (!/\.(onnx|json)(\?|$)/.test(request.url())) return;
+    sizing.push(request.sizes().then((sizes) => void modelBytes.set(request.url(), sizes.responseBodySize), () => undefined));
+  });
+  // When the app's first answer lands (window.exampleResult is set), on the page's clock: from navigation start.
+  // (A string: a function would travel with the __name helper tsx adds to it, which the page does not have.)
+  await page.addInitScript(
+    `let value; Object.defineProperty(window, 'exampleResult', { configurable: true, get() { return value; }, set(v) { value = v; window.firstAnswerMs = performance.now(); } });`,
+  );
   try {
     await page.goto(started.url);
     await page.waitForFunction(() => (window as unknown as { exampleResult?: unknown }).exampleResult, null, { timeout: 180_000 });
     const result = await page.evaluate(() => (window as unknown as { exampleResult: { top?: string; error?: string } }).exampleResult);
+    const firstAnswerMs = await page.evaluate(() => (window as unknown as { firstAnswerMs: number }).firstAnswerMs);
     // The page's own scripts (not the worker's): what a worker-mode app pays on its main thread.
     const loaded = await page.evaluate(() =>
       (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({ url: e.name, initiator: e.initiatorType })),
@@ -199,20 +264,32 @@ for (const example of selected) {
     const sizes = started.folder ? pageScripts.map((url) => ({ url: new URL(url).pathname, gzip: gzipSync(readFileSync(`${started.folder}${new URL(url).pathname.slice(1)}`)).length })) : [];
     const gzip = started.folder ? sizes.reduce((sum, s) => sum + s.gzip, 0) : undefined;
     if (process.env.EXAMPLES_VERBOSE) console.log(example.name, sizes, [...offMainThread], watch.requests.map((r) => new URL(r).pathname));
+    // What the build emitted: no ONNX runtime unless the app asked for a transformer model.
+    const emitted = started.folder ? filesUnder(started.folder) : [];
+    const onnxRuntime = emitted.filter((file) => /\.wasm$|ort-wasm/.test(file) || (example.emitsAssets && /transformers\.browser/.test(file)));
+    const wasm = emitted.filter((file) => file.endsWith('.wasm'));
+    await Promise.all(sizing);
+    const model = [...modelBytes.values()].reduce((sum, n) => sum + n, 0);
     const problems = [
       result.top === EXPECTED_TOP ? '' : `top hit ${JSON.stringify(result.top ?? result.error)}, expected ${JSON.stringify(EXPECTED_TOP)}`,
       watch.errors.length ? `console errors: ${watch.errors.join(' | ')}` : '',
       nonLocalHosts(watch.requests).length ? `requests off 127.0.0.1: ${nonLocalHosts(watch.requests).join(', ')}` : '',
       gzip !== undefined && !example.framework && gzip > PAGE_GZIP_BUDGET ? `page JS ${(gzip / 1024).toFixed(1)} kB gzip is over the ${PAGE_GZIP_BUDGET / 1024} kB budget` : '',
+      !example.asksForTransformers && onnxRuntime.length ? `the output has the ONNX runtime, unasked: ${onnxRuntime.join(', ')}` : '',
+      example.asksForTransformers && wasm.length !== 1 ? `the app asked for the ONNX runtime and its output has ${wasm.length} .wasm files` : '',
+      modelBytes.size === 0 ? 'no model file was fetched (the bundled model was not used?)' : '',
     ].filter(Boolean);
+    if (example.name === 'vite-dev') problems.push(...(await wrongModelPath(context, started.url)));
     failed ||= problems.length > 0;
     report.push(
-      `${example.name.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}${
+      `${example.name.padEnd(11)} ${problems.length ? `FAIL ${problems.join('; ')}` : 'ok'}  first answer ${Math.round(firstAnswerMs)} ms from navigation${
         gzip === undefined
           ? ''
           : example.framework
-            ? `  page JS ${(gzip / 1024).toFixed(1)} kB gzip (with React and the Next.js runtime)`
-            : `  page JS ${(gzip / 1024).toFixed(1)} kB gzip (target ${PAGE_GZIP_TARGET / 1024} kB${gzip > PAGE_GZIP_TARGET ? ', NOT MET' : ''})`
+            ? `, page JS ${(gzip / 1024).toFixed(1)} kB gzip (with React and the Next.js runtime)`
+            : `, page JS ${(gzip / 1024).toFixed(1)} kB gzip (target ${PAGE_GZIP_TARGET / 1024} kB${gzip > PAGE_GZIP_TARGET ? ', NOT MET' : ''})`
+      }, model ${(model / 1e6).toFixed(2)} MB in ${modelBytes.size} files${
+        started.folder ? `, output ${(emitted.reduce((sum, f) => sum + statSync(`${started.folder}${f}`).size, 0) / 1e6).toFixed(2)} MB in ${emitted.length} files, ${wasm.length ? `with ${wasm.join(', ')} (asked for)` : 'no .wasm'}` : ''
       }`,
     );
   } catch (error) {
@@ -224,8 +301,35 @@ for (const example of selected) {
   }
 }
 await browser.close();
-console.log(`\nexamples:\n${[...nodeReport, ...report].join('\n')}`);
+const packed = existsSync(tarball) ? `tarball ${(statSync(tarball).size / 1e6).toFixed(2)} MB, ${execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').filter((f) => !f.endsWith('/')).length} files` : 'no tarball';
+console.log(`\nexamples (${packed}):\n${[...nodeReport, ...report].join('\n')}`);
 process.exit(failed ? 1 : 0);
+
+/** Every file under `folder`, relative to it. */
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => `${entry.parentPath}/${entry.name}`.slice(folder.length).replace(/^\//, ''));
+}
+
+/**
+ * The Vite app's page with `localModelPath: '/wrong/'` (written above): the
+ * dev server answers its index.html there, and createMemory must reject with
+ * an EmbedderError that names the URL it tried and the layout it expects.
+ */
+async function wrongModelPath(context: BrowserContext, url: string): Promise<string[]> {
+  const page = await context.newPage();
+  try {
+    await page.goto(new URL('wrong-model-path.html', url).href);
+    await page.waitForFunction(() => (window as unknown as { exampleResult?: unknown }).exampleResult, null, { timeout: 180_000 });
+    const result = await page.evaluate(() => (window as unknown as { exampleResult: { name?: string; reason?: string; message?: string; error?: string } }).exampleResult);
+    const tried = new URL('/wrong/minishlab/potion-base-4M-int8/config.json', url).href;
+    const ok = result.name === 'EmbedderError' && result.reason === 'not-a-model' && result.message?.includes(tried) && result.message.includes('/wrong/<org>/<model>/');
+    return ok ? [] : [`wrong localModelPath: ${JSON.stringify(result)}`];
+  } finally {
+    await page.close();
+  }
+}
 
 /**
  * The URLs of `entries` and every module they import statically, read from

@@ -1,13 +1,13 @@
 // A Node agent with memory that survives the process: the README's Node quick start, as an app installs it.
-// Only engram is installed: the offline model is a static one, so no transformers.js and no ONNX runtime.
+// Only engram is installed, and no embedder is named: engram's bundled static model is read from the package
+// (node_modules/engram/models/), so no transformers.js, no ONNX runtime and no network.
 import { createMemory } from 'engram';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const models = process.env.ENGRAM_MODELS_DIR ?? new URL('../../../shared/models/', import.meta.url).pathname;
 const directory = process.env.AGENT_STORE ?? mkdtempSync(join(tmpdir(), 'engram-agent-'));
-const options = { name: 'agent', directory, embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: models } };
+const options = { name: 'agent', directory };
 
 const started = performance.now();
 const memory = await createMemory(options);
@@ -15,10 +15,11 @@ const openedMs = Math.round(performance.now() - started);
 await memory.facts.add({ text: 'The user plays the cello in an amateur orchestra' });
 await memory.facts.add({ text: 'The user keeps bees on the roof of their flat' });
 const first = (await memory.recall('which musical instrument?'))[0]?.memory.text;
+const firstAnswerMs = Math.round(performance.now() - started);
 await memory.close();
 
 // A later run of the agent: the store on disk has what the first one wrote.
 const again = await createMemory(options);
 const afterReopen = (await again.recall('bees on the roof'))[0]?.memory.text;
 await again.close();
-console.log(JSON.stringify({ openedMs, first, afterReopen }));
+console.log(JSON.stringify({ openedMs, firstAnswerMs, first, afterReopen }));

@@ -15,6 +15,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createMemory, loadTransformersEmbedder, type Embedder, type Memory } from '../index.node.js';
+import { DEFAULT_EMBEDDING_MODEL } from '../embed/default-model.js';
 import { EngramError } from '../errors.js';
 import { EngramDatabase } from '../store/database.js';
 import { openDurableStore } from '../store/durable/durable-store.js';
@@ -94,14 +95,22 @@ function declaredOnly(stamp: EmbedderStamp): Embedder {
   };
 }
 
-/** The model for recall: the store's own, loaded offline from --model-path. Refuses another model (opening with it would re-embed the store). */
+/**
+ * The model for recall: the store's own. engram's bundled model is read from
+ * the package (no flag needed); any other is loaded offline from --model-path.
+ * Refuses another model (opening with it would re-embed the store).
+ */
 async function storeModel(stamp: EmbedderStamp): Promise<Embedder> {
   const fromStamp = /^transformers\.js\/(.+)\/([^/]+)$/.exec(stamp.id);
   const model = flags.model ?? fromStamp?.[1];
   if (!model) throw new UsageError(`the store's vectors come from a custom embedder ("${stamp.id}"); recall needs it: pass --model (a transformers.js model) only if it is that one`);
+  const modelPath = flags['model-path'];
+  if (modelPath === undefined && model !== DEFAULT_EMBEDDING_MODEL) {
+    throw new UsageError(`the store was embedded with "${model}", which is not engram's bundled model: pass --model-path <folder> holding ${model}/ (the localModelPath the app used; recall never fetches a model)`);
+  }
   const embedder = await loadTransformersEmbedder({
     model,
-    localModelPath: flags['model-path'],
+    localModelPath: modelPath,
     dtype: fromStamp?.[2] as 'q8' | undefined,
   });
   if (embedder.id !== stamp.id) throw new UsageError(`the store was embedded with "${stamp.id}", not "${embedder.id}": recall with the store's model`);

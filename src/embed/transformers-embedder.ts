@@ -4,11 +4,20 @@ import { importTransformers } from './import-transformers.js';
 import { lazyChunkError } from '../lazy-chunk.js';
 import { DEFAULT_EMBEDDING_MODEL } from './default-model.js';
 import type { Embedder, ProgressListener } from './embedder.js';
+import { readModelConfig } from './model-config.js';
+import { localModelSource, urlModelSource, type ModelSource } from './model-source.js';
+import { defaultModelFiles } from '../default-model-files.js';
 
 export interface TransformersEmbedderOptions {
-  /** Hub model id, or a folder name under `localModelPath`. */
+  /**
+   * Hub model id, or a folder name under `localModelPath`. By default the
+   * static model engram ships (`DEFAULT_EMBEDDING_MODEL`), read from the
+   * package's own files: no network. Any other model without
+   * `localModelPath` is fetched from the Hugging Face hub and runs on the
+   * ONNX runtime (in a browser: `engram/transformers`).
+   */
   model?: string;
-  /** Folder (Node) or URL prefix (browser) holding `<model>/...` files. When set, remote models are off unless `allowRemoteModels` says otherwise. */
+  /** Folder (Node) or URL prefix (browser) holding `<org>/<model>/...` files. When set, remote models are off unless `allowRemoteModels` says otherwise. */
   localModelPath?: string;
   allowRemoteModels?: boolean;
   /** Weight precision, e.g. 'q8' (quantised, the default) or 'fp32'. */
@@ -64,17 +73,23 @@ async function load(options: TransformersEmbedderOptions, onProgress?: ProgressL
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const localModelPath = options.localModelPath;
   const allowRemoteModels = options.allowRemoteModels ?? localModelPath === undefined;
+  const runtime = options.runtime ?? 'auto';
+  // The model engram ships: its own files, wherever the bundler (or the package on disk) put them.
+  const bundled = localModelPath === undefined && model === DEFAULT_EMBEDDING_MODEL && runtime === 'auto';
+  const source: ModelSource | undefined = bundled ? shippedModel() : localModelPath !== undefined ? localModelSource(localModelPath, model) : undefined;
 
   // A loading screen can say what is loading from the first moment (the ready event below has progress 1).
   onProgress?.({ phase: 'model', progress: 0, message: `loading model ${model}` });
-  const staticModel =
-    (options.runtime ?? 'auto') === 'auto' && localModelPath !== undefined ? await (await importStaticModel()).loadStaticModel(localModelPath, model, dtype) : undefined;
+  // Read first, so a path that serves no model is a clear error (./model-config.ts); absent is fine only when the hub may still answer.
+  const config = source ? await readModelConfig(source, bundled || !allowRemoteModels) : undefined;
+  const staticModel = source && config && runtime === 'auto' ? await (await importStaticModel()).loadStaticModel(source, config, dtype) : undefined;
   let embedBatch: (batch: string[]) => Promise<Float32Array[]>;
   if (staticModel) {
     // A static model: its tokenizer and table, no transformers.js, no ONNX runtime.
     onProgress?.({ phase: 'model', progress: 1, message: `model ${model} ready (static table, ${staticModel.vocabularySize} tokens)` });
     embedBatch = staticModel.embedBatch;
   } else {
+    if (bundled) throw new EmbedderError(`engram's bundled model "${model}" at ${source!.where} is not a static model it can read.`, { model });
     const extractor = await loadPipeline(model, dtype, localModelPath, allowRemoteModels, options.wasmPaths, onProgress);
     embedBatch = async (batch) => {
       const output = await extractor(batch, { pooling: 'mean', normalize: true });
@@ -110,7 +125,7 @@ async function loadPipeline(
   wasmPaths: string | undefined,
   onProgress: ProgressListener | undefined,
 ): Promise<FeatureExtractor> {
-  const transformers = await importTransformers();
+  const transformers = await importTransformers(model);
   const { env } = transformers;
   env.allowRemoteModels = allowRemoteModels;
   if (localModelPath !== undefined) {
@@ -141,6 +156,24 @@ async function loadPipeline(
       { model, localModelPath, allowRemoteModels },
     );
   }
+}
+
+/**
+ * The model engram ships, where the bundler emitted its files (or, in Node,
+ * in the installed package). A bundler that emitted none of them (esbuild
+ * copies no assets) leaves URLs relative to engram's script: the message
+ * says what to copy.
+ */
+function shippedModel(): ModelSource {
+  const files = defaultModelFiles();
+  // Where its largest file is (a bundler may inline the small ones as data: URLs, which name no folder).
+  const table = files['onnx/model_quantized.onnx']!.href;
+  return urlModelSource(
+    DEFAULT_EMBEDDING_MODEL,
+    files,
+    `engram's bundled model (${table})`,
+    "the package's models/ folder, which bundlers that follow `new URL(..., import.meta.url)` (Vite, webpack, Turbopack) emit into the app; with another bundler, copy node_modules/engram/models/ to ../models/ from where engram's scripts are served (e.g. out/engram/ and out/models/), or pass `embedder: { localModelPath }`",
+  );
 }
 
 /** The static-model reader, loaded only when a local model is given. */

@@ -2,8 +2,8 @@
  * engram/extension: one memory for a whole browser extension, kept in the
  * extension's own origin.
  *
- *   // background service worker (engram bundled into it as one file)
- *   serveMemory(createMemory({ name: 'notes', worker: false, embedder: { model, localModelPath: '/models/' } }));
+ *   // background service worker (engram bundled into it as one file; node_modules/engram/models/ copied to the extension's models/)
+ *   serveMemory(createMemory({ name: 'notes', worker: false }));
  *
  *   // content script, popup, options page
  *   const memory = connectMemory('notes');

@@ -1,5 +1,8 @@
+import * as z from 'zod/mini';
 import { EngramError, StorageError } from '../errors.js';
-import type { ChangeEvent } from '../telemetry/events.js';
+import { parseInput } from '../schema/parse.js';
+import type { ChangeEvent, ChangeTable } from '../telemetry/events.js';
+import { replaceEqualDeep } from './replace-equal-deep.js';
 
 /** What a live query holds now. A new object each time it changes (React compares snapshots by identity). */
 export interface LiveSnapshot<T> {
@@ -7,7 +10,10 @@ export interface LiveSnapshot<T> {
   data: T | undefined;
   /** The latest run's failure (the data of the run before it stays). */
   error: EngramError | undefined;
-  /** A run is under way (the first, or one after a change). */
+  /**
+   * The first answer is under way. Re-runs after a change do not flip it: the
+   * snapshot changes only when the answer (or its error) does.
+   */
   loading: boolean;
 }
 
@@ -23,10 +29,21 @@ export interface LiveObserver<T> {
   complete?(): void;
 }
 
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function');
+/** A listener function, or an Observable's observer (its methods each optional). */
+const listenerSchema = z.union([
+  fn,
+  // Loose: an Observable library's subscriber carries fields of its own.
+  z.looseObject({ next: z.optional(fn), error: z.optional(fn), complete: z.optional(fn) }),
+]);
+
 /**
  * A query that stays current: it runs when the first subscriber comes, and
- * again whenever a committed change touches its user (in this tab or,
- * through the cross-tab signal, another), until the last one leaves.
+ * again whenever a committed change touches its user and one of its tables
+ * (in this tab or, through the cross-tab signal, another), until the last
+ * one leaves. A re-run whose answer deep-equals the last one emits nothing
+ * and keeps the snapshot; a changed answer keeps the identity of its
+ * unchanged parts (./replace-equal-deep.ts).
  *
  * One object fits the three common contracts: React's
  * `useSyncExternalStore(live.subscribe, live.getSnapshot)`, a Svelte store
@@ -45,6 +62,8 @@ export class LiveQuery<T> {
     private readonly run: () => Promise<T>,
     private readonly userId: string,
     private readonly onChange: (listener: (event: ChangeEvent) => void) => () => void,
+    /** The tables whose changes can change the answer; every table when absent. */
+    private readonly tables?: readonly ChangeTable[],
   ) {
     // Bound, so `useSyncExternalStore(live.subscribe, live.getSnapshot)` works unbound.
     this.subscribe = this.subscribe.bind(this);
@@ -55,11 +74,17 @@ export class LiveQuery<T> {
     return this.snapshot;
   }
 
-  /** Calls `listener` now with the current snapshot and after every change of it; returns how to stop. */
+  /**
+   * Calls `listener` now with the current snapshot and after every change of
+   * it; returns how to stop. A listener that is neither a function nor an
+   * observer (`{ next?, error?, complete? }`) is a ValidationError, and
+   * nothing is subscribed.
+   */
   subscribe(listener: ((value: LiveSnapshot<T>) => void) | LiveObserver<T>): Unsubscribe {
-    const next = typeof listener === 'function' ? listener : (value: LiveSnapshot<T>) => listener.next?.(value);
-    this.listeners.add(next);
+    const next = listenerOf(listener);
+    // Started before the listener joins, so the first "loading" snapshot reaches it once (below), not twice.
     if (!this.stopListening) this.start();
+    this.listeners.add(next);
     next(this.snapshot);
     const stop = (() => {
       if (!this.listeners.delete(next)) return;
@@ -84,7 +109,9 @@ export class LiveQuery<T> {
 
   private start(): void {
     this.stopListening = this.onChange((event) => {
-      if (event.userIds.includes(this.userId)) this.refresh();
+      if (!event.userIds.includes(this.userId)) return;
+      if (this.tables && !event.tables.some((table) => this.tables!.includes(table))) return;
+      this.refresh();
     });
     this.refresh();
   }
@@ -101,23 +128,24 @@ export class LiveQuery<T> {
       return;
     }
     this.running = true;
-    this.publish({ ...this.snapshot, loading: true });
+    // Only the first answer is awaited visibly; a re-run shows the last answer until a different one arrives.
+    if (this.snapshot.data === undefined && this.snapshot.error === undefined) this.publish({ ...this.snapshot, loading: true });
     void this.run().then(
-      (data) => this.settle({ data, error: undefined, loading: false }),
-      (error: unknown) => this.settle({ data: this.snapshot.data, error: asEngramError(error), loading: false }),
+      (data) => this.settle(data, undefined),
+      (error: unknown) => this.settle(this.snapshot.data, asEngramError(error)),
     );
   }
 
-  private settle(snapshot: LiveSnapshot<T>): void {
+  private settle(result: T | undefined, failure: EngramError | undefined): void {
     this.running = false;
-    if (this.again && this.stopListening) {
-      this.again = false;
-      this.snapshot = snapshot;
-      this.refresh();
-      return;
-    }
+    const previous = this.snapshot;
+    const data = replaceEqualDeep(previous.data, result);
+    // The same failure again (same code and message) is not news either.
+    const error = failure && previous.error && failure.code === previous.error.code && failure.message === previous.error.message ? previous.error : failure;
+    const rerun = this.again && this.stopListening !== null;
     this.again = false;
-    this.publish(snapshot);
+    if (data !== previous.data || error !== previous.error || previous.loading) this.publish({ data, error, loading: false });
+    if (rerun) this.refresh();
   }
 
   private publish(snapshot: LiveSnapshot<T>): void {
@@ -131,6 +159,15 @@ export class LiveQuery<T> {
       }
     }
   }
+}
+
+/**
+ * The function to call with each snapshot. An observer's methods are called
+ * on the observer itself (RxJS subscribers use `this`).
+ */
+function listenerOf<T>(listener: unknown): (value: LiveSnapshot<T>) => void {
+  const parsed = parseInput(listenerSchema, listener, 'live().subscribe: listener', { copy: false }) as ((value: LiveSnapshot<T>) => void) | LiveObserver<T>;
+  return typeof parsed === 'function' ? parsed : (value) => parsed.next?.call(listener, value);
 }
 
 function asEngramError(error: unknown): EngramError {

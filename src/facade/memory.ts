@@ -409,10 +409,11 @@ export class Memory {
       const options = { ...spec.options, touch: false };
       return new LiveQuery(() => this.recall(spec.recall, options), options.userId ?? DEFAULT_USER_ID, onChange);
     }
-    if ('facts' in spec) return new LiveQuery(() => this.facts.list(spec.facts), spec.facts.userId ?? DEFAULT_USER_ID, onChange);
-    if ('episodes' in spec) return new LiveQuery(() => this.episodes.list(spec.episodes), spec.episodes.userId ?? DEFAULT_USER_ID, onChange);
-    if ('turns' in spec) return new LiveQuery(() => this.turns.list(spec.turns), spec.turns.userId ?? DEFAULT_USER_ID, onChange);
-    return new LiveQuery(() => this.tasks.list(spec.tasks), spec.tasks.userId ?? DEFAULT_USER_ID, onChange);
+    // Each list re-runs only for a change to its own table (a turn does not re-run a list of facts).
+    if ('facts' in spec) return new LiveQuery(() => this.facts.list(spec.facts), spec.facts.userId ?? DEFAULT_USER_ID, onChange, ['facts']);
+    if ('episodes' in spec) return new LiveQuery(() => this.episodes.list(spec.episodes), spec.episodes.userId ?? DEFAULT_USER_ID, onChange, ['episodes']);
+    if ('turns' in spec) return new LiveQuery(() => this.turns.list(spec.turns), spec.turns.userId ?? DEFAULT_USER_ID, onChange, ['turns']);
+    return new LiveQuery(() => this.tasks.list(spec.tasks), spec.tasks.userId ?? DEFAULT_USER_ID, onChange, ['tasks', 'steps']);
   }
 
   on<T extends EngramEventType>(type: T, listener: EventListener<T>): () => void {

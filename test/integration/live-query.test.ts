@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, type LiveSnapshot, type Memory } from '../../src/index.js';
 import { freshIndexedDB, openMemory } from '../support/memory.js';
 
@@ -102,5 +102,63 @@ describe('memory.live()', () => {
 
     expect(() => a.live({ recall: '' } as never)).toThrow(ValidationError);
     expect(() => a.live({ facts: { userId: 'a' }, episodes: {} } as never)).toThrow(ValidationError);
+  });
+
+  it('emits only when its answer changes: one loading snapshot, no flip on writes that leave it as it was', async () => {
+    const [a] = await twoEngines();
+    await a.facts.add({ userId: 'ana', text: 'Ana lives in Porto', tags: ['home'] });
+    const list = vi.spyOn(a.facts, 'list');
+    const live = a.live({ facts: { userId: 'ana', tags: ['home'], order: 'asc' } });
+    const seen: LiveSnapshot<{ text: string }[]>[] = [];
+    live.subscribe((value) => seen.push(value));
+    await vi.waitFor(() => expect(seen.at(-1)?.loading).toBe(false));
+    // The first subscription hears "loading" once, then the answer.
+    expect(seen.map((s) => [s.loading, s.data?.map((f) => f.text)])).toEqual([
+      [true, undefined],
+      [false, ['Ana lives in Porto']],
+    ]);
+    const answer = live.getSnapshot();
+
+    // Writes by the same user that leave the answer as it was: a fact without the tag (re-run, same list),
+    // an episode and a conversation turn (another table: not re-run at all). Nothing is emitted.
+    await a.facts.add({ userId: 'ana', text: 'Ana plays the cello' });
+    await vi.waitFor(() => expect(list).toHaveBeenCalledTimes(2));
+    await list.mock.results[1]!.value;
+    await a.episodes.add({ userId: 'ana', text: 'Ana tuned the cello' });
+    await a.turns.add({ userId: 'ana', sessionId: 's1', speaker: 'user', text: 'My cello is tuned' });
+    await a.idle();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(list).toHaveBeenCalledTimes(2);
+    expect(seen).toHaveLength(2);
+    expect(live.getSnapshot()).toBe(answer);
+
+    // A write that changes the answer: one new snapshot, no loading flip before it; unchanged records keep their identity (by position, as TanStack Query's structural sharing).
+    await a.facts.add({ userId: 'ana', text: 'Ana rents a flat by the river', tags: ['home'] });
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen[2]!.loading).toBe(false);
+    expect(seen[2]!.data!.map((f) => f.text).sort()).toEqual(['Ana lives in Porto', 'Ana rents a flat by the river']);
+    expect(seen[2]!.data!.find((f) => f.text === 'Ana lives in Porto')).toBe(answer.data![0]);
+  });
+
+  it('subscribe refuses a listener that is neither a function nor an observer, and stays unsubscribed', async () => {
+    const [a] = await twoEngines();
+    const live = a.live({ facts: { userId: 'ana' } });
+    const list = vi.spyOn(a.facts, 'list');
+    const errors = vi.spyOn(console, 'error');
+    const throwing = { get next(): never { throw new Error('boom'); } };
+    for (const bad of [42, 'next', null, undefined, { next: 'not a function' }, { next() {}, error: 1 }, throwing]) {
+      expect(() => live.subscribe(bad as never)).toThrow(ValidationError);
+    }
+    await a.facts.add({ userId: 'ana', text: 'Ana lives in Porto' });
+    await a.idle();
+    expect(list).not.toHaveBeenCalled();
+    expect(live.getSnapshot()).toEqual({ data: undefined, error: undefined, loading: false });
+    expect(errors).not.toHaveBeenCalled();
+    // An observer is called as a method (RxJS subscribers read `this`).
+    const observer = { texts: [] as string[][], next(this: { texts: string[][] }, value: LiveSnapshot<{ text: string }[]>) { if (value.data) this.texts.push(value.data.map((f) => f.text)); } };
+    const stop = live.subscribe(observer);
+    await vi.waitFor(() => expect(observer.texts).toEqual([['Ana lives in Porto']]));
+    stop.unsubscribe();
+    errors.mockRestore();
   });
 });

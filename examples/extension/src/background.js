@@ -1,15 +1,12 @@
 // The background service worker owns the memory: its IndexedDB is the
 // extension's own origin, never a visited website's. engram is bundled into
-// this file (no Worker here, so worker: false) and runs on the static model
-// packed in the extension, which needs no WebAssembly and no network.
+// this file (no Worker here, so worker: false) and runs on its bundled static
+// model, which build.mjs copies into the extension (models/): no WebAssembly,
+// no network.
 import { createMemory } from 'engram';
 import { serveMemory } from 'engram/extension';
 
-const memory = createMemory({
-  name: 'notes',
-  worker: false,
-  embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: '/models/' },
-});
+const memory = createMemory({ name: 'notes', worker: false });
 
 // Registered synchronously at the top level, so a message wakes the service worker and is answered.
 serveMemory(memory);

@@ -1,4 +1,4 @@
-import { readModelFile } from '../read-model-file.js';
+import type { ModelSource } from '../model-source.js';
 import { readOnnxGraph } from './onnx-reader.js';
 import { staticTableFrom, type StaticTable } from './static-table.js';
 
@@ -9,29 +9,19 @@ const ONNX_SUFFIX: Record<string, string> = { fp32: '', fp16: '_fp16', q8: '_qua
 const LAYER_KEYS = ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers'];
 
 /**
- * The ONNX file to read the table of a local static embedding model from
- * (the file the pipeline would load for `dtype`), or `undefined` for any
- * other model (a transformer, no readable config.json), which then loads on
- * the ONNX runtime as before. Only config.json is read here, so the caller
- * can read the table and the tokenizer side by side.
+ * The ONNX file to read the table of a static embedding model from (the file
+ * the pipeline would load for `dtype`), or `undefined` for any other model
+ * (a transformer), which then loads on the ONNX runtime.
  */
-export async function staticTableFile(localModelPath: string, model: string, dtype: string): Promise<string | undefined> {
-  const configBytes = await readModelFile(localModelPath, model, 'config.json').catch(() => undefined);
-  if (!configBytes) return undefined;
-  let config: Record<string, unknown>;
-  try {
-    config = JSON.parse(new TextDecoder().decode(configBytes)) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+export function staticTableFile(config: Record<string, unknown>, dtype: string): string | undefined {
   if (LAYER_KEYS.some((key) => key in config)) return undefined;
   const suffix = ONNX_SUFFIX[dtype];
   return suffix === undefined ? undefined : `onnx/model${suffix}.onnx`;
 }
 
 /** The table in `file` (from staticTableFile), or `undefined` when it cannot be read or parsed as one. */
-export async function readStaticTable(localModelPath: string, model: string, file: string): Promise<StaticTable | undefined> {
-  const onnx = await readModelFile(localModelPath, model, file).catch(() => undefined);
+export async function readStaticTable(source: ModelSource, file: string): Promise<StaticTable | undefined> {
+  const onnx = await source.read(file);
   if (!onnx) return undefined;
   try {
     return staticTableFrom(readOnnxGraph(onnx));

@@ -1,5 +1,5 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { readModelFile } from '../read-model-file.js';
+import type { ModelSource } from '../model-source.js';
 import type { BatchTokenizer } from './static-embedder.js';
 
 /**
@@ -9,9 +9,9 @@ import type { BatchTokenizer } from './static-embedder.js';
  * (special tokens added, truncated to `model_max_length`), without loading
  * transformers.js or its ONNX runtime.
  */
-export async function loadStaticTokenizer(localModelPath: string, model: string): Promise<BatchTokenizer> {
-  const [tokenizerJson, configJson] = await Promise.all([readModelFile(localModelPath, model, 'tokenizer.json'), readModelFile(localModelPath, model, 'tokenizer_config.json')]);
-  if (!tokenizerJson) throw new Error(`no tokenizer.json in ${localModelPath}${model}/`);
+export async function loadStaticTokenizer(source: ModelSource): Promise<BatchTokenizer> {
+  const [tokenizerJson, configJson] = await Promise.all([source.read('tokenizer.json'), source.read('tokenizer_config.json')]);
+  if (!tokenizerJson) throw new Error(`${source.locate('tokenizer.json')} was not found`);
   const decode = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
   const config = configJson ? decode(configJson) : {};
   const tokenizer = new Tokenizer(decode(tokenizerJson), config);

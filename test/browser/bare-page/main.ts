@@ -1,4 +1,5 @@
 import { createMemory, type MemoryOptions } from 'engram';
+import { transformersWorker } from 'engram/transformers';
 
 /**
  * A page with nothing but the packaged SDK, for browser tests that reload or
@@ -15,6 +16,10 @@ const embedder = {
   allowRemoteModels: false,
   wasmPaths: `${location.origin}/ort/`,
 };
-/** `embedderOverrides`: e.g. `{ runtime: 'onnx' }` (bench/browser/model-start.ts compares the two runtimes). */
-const open = (options: Omit<MemoryOptions, 'embedder'>, embedderOverrides: Record<string, unknown> = {}) => createMemory({ embedder: { ...embedder, ...embedderOverrides }, ...options });
+/**
+ * `embedderOverrides`: e.g. `{ runtime: 'onnx' }` (bench/browser/model-start.ts compares the two runtimes),
+ * which needs the engine worker of `engram/transformers`.
+ */
+const open = (options: Omit<MemoryOptions, 'embedder'>, embedderOverrides: Record<string, unknown> = {}) =>
+  createMemory({ embedder: { ...embedder, ...embedderOverrides }, ...(embedderOverrides.runtime === 'onnx' ? { worker: transformersWorker } : {}), ...options });
 (window as unknown as { engramDemo: unknown }).engramDemo = { ready: true, open };

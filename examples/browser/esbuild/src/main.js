@@ -4,9 +4,8 @@ import { createMemory } from 'engram';
 async function main() {
   const memory = await createMemory({
     name: 'example-app',
-    // The model ships with the app (public/models/): nothing is fetched from another host.
-    embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: '/models/' },
-    // esbuild does not emit workers: `npm run build` copies engram's dist/ to out/engram/.
+    // No embedder named: engram's bundled model, emitted into the app with it: nothing is fetched from another host.
+    // esbuild emits neither workers nor the model's files: `npm run build` copies engram's scripts to out/engram/ and its model to out/models/.
     worker: '/engram/engine.worker.js',
   });
   await memory.facts.add({ text: 'The user keeps bees on the roof of their flat' });

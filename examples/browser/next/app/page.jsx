@@ -8,8 +8,7 @@ import { createMemory } from 'engram';
 async function main() {
   const memory = await createMemory({
     name: 'example-app',
-    // The model ships with the app (public/models/): nothing is fetched from another host.
-    embedder: { model: 'minishlab/potion-base-4M-int8', localModelPath: '/models/' },
+    // No embedder named: engram's bundled model, emitted into the app with it: nothing is fetched from another host.
   });
   await memory.facts.add({ text: 'The user keeps bees on the roof of their flat' });
   await memory.facts.add({ text: 'The user plays the cello in an amateur orchestra' });
