@@ -8,11 +8,29 @@ import type { DeviceId } from './device-id.js';
 import { hubErrorBodySchema, MAX_PUSH_ROWS, pullResponseSchema, pushResponseSchema, SYNC_PROTOCOL_VERSION, type PullResponse, type SealedRow } from './protocol.js';
 
 const isFunction = (v: unknown) => typeof v === 'function';
+/** `URL.canParse` is missing from browsers before 2023. */
+function isHttpUrl(text: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+/** Aborts when either does (`AbortSignal.any`, where the platform has it). */
+function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const controller = new AbortController();
+  for (const signal of [a, b]) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
 type Headers = Record<string, string>;
 
 export const hubClientOptionsSchema = z.strictObject({
   /** The hub's base URL: requests go to `<url>/push` and `<url>/pull`. */
-  url: z.string().check(z.refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')),
+  url: z.string().check(z.refine(isHttpUrl, 'must be an http(s) URL')),
   /** Headers for every request (the app's credentials for its `authorize`), or a function giving them (a fresh token each time). */
   headers: z.optional(z.union([z.record(z.string(), z.string()), z.custom<() => Headers | Promise<Headers>>(isFunction)])),
   /** The fetch to use (default `globalThis.fetch`). */
@@ -90,7 +108,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
       if (signal?.aborted) throw new AbortError(what);
       if (attempt > 0) await wait(backoffDelay(attempt - 1, backoff, random, lastFailure?.details.retryAfterMs as number | undefined), signal);
       const timeout = AbortSignal.timeout(timeoutMs);
-      const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      const attemptSignal = signal ? eitherSignal(signal, timeout) : timeout;
       let response: Response;
       try {
         response = await doFetch(url, { ...init, headers: { ...(init.headers as Headers), ...(await headers()) }, signal: attemptSignal });

@@ -136,7 +136,7 @@ async function tag(hashing: CryptoKey, label: string): Promise<string> {
  * different for another space. A hub keeps it beside the key tag, and a
  * device refuses a batch carrying another one (reason 'foreign_space').
  */
-export function spaceTag(key: SyncKey, space: string): Promise<string> {
+export async function spaceTag(key: SyncKey, space: string): Promise<string> {
   if (typeof space !== 'string' || space.length === 0) throw new ValidationError('spaceTag: space must be a non-empty string', [{ path: 'space', message: 'must be a non-empty string' }]);
   return tag(key.hashing, `engram-sync/v1 space\u0000${space}`);
 }
