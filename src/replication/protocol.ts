@@ -15,12 +15,19 @@ import { hlcSchema } from './hlc.js';
  * the hub needs to route, order and compact rows, and nothing about the
  * memory itself: the device and its sequence number, the operation (the hub
  * must know tombstones to drop them once every device has passed them), the
- * hybrid logical clock (the hub keeps only the last write per record, and
- * must know which is last: see docs/sync.md, "What the hub sees"), and a
+ * hybrid logical clock, and a
  * keyed hash of the record's kind and id (which rows are about the same
  * record, without saying which record). The kind, id, record, vector and
  * any user id are inside the ciphertext; every clear field is bound to it as
  * associated data, so the hub cannot alter one without the row failing to open.
+ *
+ * Why the clock is in the clear: the hub keeps one row per record, the last
+ * writer's, and that is decided by clock, not by arrival (edits made offline
+ * arrive late and may still be last). Without the clock the hub would keep
+ * the last arrival and hand a device joining later the losing version. What
+ * it reveals beyond the arrival time the hub sees anyway is the wall time of
+ * each write (earlier than its arrival for offline edits). docs/sync.md, "Why
+ * the clock travels in the clear".
  */
 export const SYNC_PROTOCOL_VERSION = 1;
 
