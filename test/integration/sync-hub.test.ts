@@ -26,6 +26,13 @@ interface Backend {
   close(): Promise<void>;
 }
 
+/** One PGlite for the file (starting one costs seconds): tests keep apart by space. */
+let sharedPglite: Promise<PGlite> | undefined;
+const pglite = () => (sharedPglite ??= PGlite.create());
+afterAll(async () => {
+  await (await sharedPglite)?.close();
+});
+
 const postgresMissing = !canRunPostgres();
 if (postgresMissing) console.warn('sync-hub.test.ts: Postgres tests SKIPPED: initdb/pg_ctl not found (apt-get install postgresql, or bash scripts/ensure-postgres.sh)');
 
@@ -34,9 +41,8 @@ const backends: { name: string; skip: boolean; start(): Promise<Backend> }[] = [
     name: 'PGlite',
     skip: false,
     async start() {
-      const db = new PGlite();
-      await db.waitReady;
-      return { store: pgliteSyncStore(db), sql: async (text, params) => (await db.query<Record<string, unknown>>(text, params)).rows, close: () => db.close() };
+      const db = await pglite();
+      return { store: pgliteSyncStore(db), sql: async (text, params) => (await db.query<Record<string, unknown>>(text, params)).rows, close: async () => undefined };
     },
   },
   {
@@ -285,15 +291,13 @@ describe('the sync handler refuses what it must', () => {
   let url: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    db = new PGlite();
-    await db.waitReady;
+    db = await pglite();
     const served = await serveOnLoopback(createSyncHandler({ store: pgliteSyncStore(db), authorize: bearerSpaces({ t: 'space-limits' }), maxBodyBytes: 64 * 1024, maxPushRows: 3 }));
     url = served.url;
     close = served.close;
   });
   afterAll(async () => {
     await close();
-    await db.close();
   });
   const auth = { authorization: 'Bearer t' };
   const refusal = async (response: Response) => ({ status: response.status, reason: ((await response.json()) as { error: { reason: string } }).error.reason });
@@ -315,7 +319,7 @@ describe('the sync handler refuses what it must', () => {
     expect(await refusal(await fetch(`${url}/pull`, { headers: auth }))).toEqual({ status: 400, reason: 'malformed' });
     expect(await refusal(await fetch(`${url}/pull?device=phone&after=99`, { headers: auth }))).toEqual({ status: 410, reason: 'expired' });
     // Nothing of it was stored.
-    expect((await db.query('SELECT count(*)::int AS n FROM engram_sync_changes')).rows).toEqual([{ n: 0 }]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM engram_sync_changes WHERE space = 'space-limits'`)).rows).toEqual([{ n: 0 }]);
   });
 
   it('the client turns a too-large push into a typed error', async () => {
