@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'LOCKED'
   | 'WORKER_START'
   | 'ABORTED'
-  | 'CONTEXT';
+  | 'CONTEXT'
+  | 'SYNC';
 
 const ERROR_NAMES: Record<ErrorCode, string> = {
   VALIDATION: 'ValidationError',
@@ -32,6 +33,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   WORKER_START: 'WorkerStartError',
   ABORTED: 'AbortError',
   CONTEXT: 'ContextError',
+  SYNC: 'SyncError',
 };
 
 export interface ValidationIssue {
@@ -180,6 +182,51 @@ export class ContextError extends EngramError {
   }
 }
 
+/**
+ * Why sync refused or failed: see `SyncError`. Refusals of what a hub sent
+ * (nothing from the batch is applied):
+ * - 'tampered': a row does not open under this key: its ciphertext, nonce or
+ *   a routing field bound into its associated data (space, device, sequence,
+ *   operation, clock, record hash) was altered.
+ * - 'replayed': a row this device already took (its sequence is not above
+ *   the last one taken from its device), or a cursor at or before the one asked for.
+ * - 'reordered': rows out of order (a device's sequence or the cursor going back).
+ * - 'foreign_space': rows sealed for another space.
+ * - 'wrong_key': rows sealed under another key: this device's key is not the
+ *   space's (or the hub answered with another space's rows).
+ * - 'malformed': the hub's answer is not the sync protocol (garbage).
+ * - 'clock': a row's clock is further ahead of this device's clock than allowed.
+ * Refusals by the hub, and transport failures:
+ * - 'expired': this device was away longer than the hub keeps deletions: it
+ *   must rejoin with a new device id and rebuild its replica from the hub.
+ * - 'unauthorized': the hub refused the credentials (HTTP 401/403).
+ * - 'too_large': a request was over the hub's size limit (HTTP 413).
+ * - 'hub': the hub refused the request (another 4xx) or kept failing (5xx) after every retry.
+ * - 'network': the hub could not be reached after every retry.
+ */
+export type SyncErrorReason =
+  | 'tampered'
+  | 'replayed'
+  | 'reordered'
+  | 'foreign_space'
+  | 'wrong_key'
+  | 'malformed'
+  | 'clock'
+  | 'expired'
+  | 'unauthorized'
+  | 'too_large'
+  | 'hub'
+  | 'network';
+
+/** See `SyncErrorReason`. `details` name the row (index, device, seq) or the HTTP status when there is one. */
+export class SyncError extends EngramError {
+  readonly reason: SyncErrorReason;
+  constructor(message: string, details: { reason: SyncErrorReason } & Record<string, unknown>) {
+    super('SYNC', message, details);
+    this.reason = details.reason;
+  }
+}
+
 /** Why a worker did not start: see `WorkerStartError`. */
 export type WorkerStartReason = 'unsupported' | 'create' | 'load' | 'timeout' | 'message';
 
@@ -197,6 +244,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   WORKER_START: WorkerStartError,
   ABORTED: AbortError,
   CONTEXT: ContextError,
+  SYNC: SyncError,
 };
 
 /** Plain-data form of an error, for crossing a worker boundary. */

@@ -35,4 +35,5 @@ export {
   WorkerStartError,
   AbortError,
   ContextError,
+  SyncError,
 } from './errors.js';

@@ -20,16 +20,20 @@ import { EngramError } from '../errors.js';
 import { EngramDatabase } from '../store/database.js';
 import { openDurableStore } from '../store/durable/durable-store.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
+import { HUB_USAGE, runHubCommand } from './hub.js';
 
 const USAGE = `usage:
   engram stats  --dir <folder> [--name <store>]
   engram export --dir <folder> [--name <store>] [--out <file.jsonl>]
   engram import <file.jsonl> --dir <folder> [--name <store>]
-  engram recall "<query>" --dir <folder> [--name <store>] [--user <id>] [--k <n>] [--model <id>] [--model-path <folder>]`;
+  engram recall "<query>" --dir <folder> [--name <store>] [--user <id>] [--k <n>] [--model <id>] [--model-path <folder>]
+  ${HUB_USAGE}`;
 
 class UsageError extends Error {}
 
 const { values: flags, positionals } = parseArgs({
+  // `engram hub` reads its own flags (src/cli/hub.ts).
+  args: process.argv[2] === 'hub' ? ['hub'] : process.argv.slice(2),
   allowPositionals: true,
   options: {
     dir: { type: 'string' },
@@ -129,6 +133,7 @@ async function withMemory<T>(dir: string, name: string, embedder: Embedder, run:
 
 async function main(): Promise<void> {
   const [command, argument] = positionals;
+  if (command === 'hub') return runHubCommand(process.argv.slice(3));
   if (flags.help || !command) {
     console.log(USAGE);
     return;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /**
  * Adapts a web-standard handler to Node's `http.createServer` (and Express):
@@ -26,7 +25,7 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
       const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
         method: req.method,
         headers,
-        body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+        body: hasBody ? bodyStream(req) : undefined,
         signal: controller.signal,
         // Node's fetch needs this for a streamed request body.
         duplex: 'half',
@@ -43,4 +42,43 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
       res.end(JSON.stringify({ error: { reason: 'internal', message: 'internal error' } }), () => socket.destroy());
     });
   };
+}
+
+/**
+ * The request body as a web stream, read as the handler asks for it
+ * (paused while the handler is not reading). Not `Readable.toWeb(req)`: once
+ * a handler cancels that stream (refusing an oversized body), a late 'data'
+ * event is still enqueued into the closed stream, an uncaught
+ * ERR_INVALID_STATE that ends the process (nodejs/node#64529). Here a
+ * cancelled stream stops taking data and leaves the socket paused; the
+ * adapter closes it after the answer.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on('data', (chunk: Buffer) => {
+        if (finished) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) req.pause();
+      });
+      req.once('end', () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+      req.once('error', (error) => {
+        if (finished) return;
+        finished = true;
+        controller.error(error);
+      });
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      finished = true;
+      req.pause();
+    },
+  });
 }

@@ -60,4 +60,4 @@ export type {
   TasksOptions,
 } from '../schema/task.js';
 export type { JobRecord, EventRecord } from '../schema/records.js';
-export type { ErrorCode, ValidationIssue, WorkerStartReason, ContextErrorContext } from '../errors.js';
+export type { ErrorCode, ValidationIssue, WorkerStartReason, ContextErrorContext, SyncErrorReason } from '../errors.js';
