@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'QUOTA'
   | 'IMPORT'
   | 'LOCKED'
+  | 'CORRUPTION'
   | 'WORKER_START'
   | 'ABORTED'
   | 'CONTEXT'
@@ -30,6 +31,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   QUOTA: 'QuotaError',
   IMPORT: 'ImportError',
   LOCKED: 'StoreLockedError',
+  CORRUPTION: 'CorruptionError',
   WORKER_START: 'WorkerStartError',
   ABORTED: 'AbortError',
   CONTEXT: 'ContextError',
@@ -131,6 +133,26 @@ export class ImportError extends EngramError {
 export class StoreLockedError extends EngramError {
   constructor(message: string, details: { directory: string; pid: number; host: string; since: string }) {
     super('LOCKED', message, details);
+  }
+}
+
+/**
+ * A file of a durable Node store fails verification where the open cannot
+ * tell it from data it would lose: a journal record that fails its checksum
+ * with valid records after it, or a damaged, foreign or missing `image.v8`
+ * that the journal cannot rebuild. Nothing was opened and every file is as it
+ * was. `file` is the damaged file's path and `offset` the byte where the
+ * damage starts; `npx engram repair` (the command is in `details.repair`)
+ * writes a new store from every record that verifies and keeps the damaged
+ * files beside it.
+ */
+export class CorruptionError extends EngramError {
+  readonly file: string;
+  readonly offset: number;
+  constructor(message: string, details: { folder: string; file: string; offset: number; reason: string; repair: string }) {
+    super('CORRUPTION', message, details);
+    this.file = details.file;
+    this.offset = details.offset;
   }
 }
 
@@ -241,6 +263,7 @@ const byCode: Record<ErrorCode, new (...args: never[]) => EngramError> = {
   QUOTA: QuotaError,
   IMPORT: ImportError,
   LOCKED: StoreLockedError,
+  CORRUPTION: CorruptionError,
   WORKER_START: WorkerStartError,
   ABORTED: AbortError,
   CONTEXT: ContextError,
@@ -276,7 +299,7 @@ export function deserializeError(data: SerializedError): Error {
   const error = Object.create(Ctor.prototype) as EngramError & Record<string, unknown>;
   Object.assign(error, { name: data.name, message: data.message, code: data.code, details: data.details ?? {} });
   if (data.details) {
-    for (const key of ['issues', 'id', 'kind', 'url', 'reason', 'context'] as const) if (key in data.details) error[key] = data.details[key];
+    for (const key of ['issues', 'id', 'kind', 'url', 'reason', 'context', 'file', 'offset'] as const) if (key in data.details) error[key] = data.details[key];
   }
   if (data.stack) error.stack = data.stack;
   return error;

@@ -32,6 +32,7 @@ export {
   QuotaError,
   ImportError,
   StoreLockedError,
+  CorruptionError,
   WorkerStartError,
   AbortError,
   ContextError,

@@ -1,68 +1,44 @@
 #!/usr/bin/env node
 /**
- * `npx engram`: inspect a durable Node store (createMemory({ directory })).
+ * `npx engram`: inspect and repair a durable Node store (createMemory({ directory })).
  *
  *   engram stats  --dir ./memory [--name agent]
  *   engram export --dir ./memory [--name agent] [--out file.jsonl]
- *   engram import <file.jsonl> --dir ./memory [--name agent]
+ *   engram import <file.jsonl> --dir ./memory [--name agent] [--create]
  *   engram recall "query" --dir ./memory [--name agent] [--user u1] [--k 10] [--model id --model-path folder]
+ *   engram repair --dir ./memory [--name agent]
  *
- * The store must not be open in another process (it is locked). stats,
+ * stats, export and recall read a snapshot of the store's files (no lock,
+ * nothing written), so they work while an app has the store open; import
+ * and repair write, so they need the store to themselves. A store that does
+ * not exist is an error for every command but `import --create`. stats,
  * export and import never embed (exports carry their vectors); recall embeds
  * the query with the model that wrote the store: the store records its id,
  * and --model / --model-path say where to load it from offline.
+ *
+ * A user's mistake prints one `engram: …` line saying what to do, and exits
+ * 2 (usage) or 1 (failure); --debug adds the stack trace.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createMemory, loadTransformersEmbedder, type Embedder, type Memory } from '../index.node.js';
 import { DEFAULT_EMBEDDING_MODEL } from '../embed/default-model.js';
 import { EngramError } from '../errors.js';
 import { EngramDatabase } from '../store/database.js';
 import { openDurableStore } from '../store/durable/durable-store.js';
+import { repairStore, type RepairReport } from '../store/durable/repair-store.js';
+import { storeFolderName } from '../store/durable/store-name.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
 import { HUB_USAGE, runHubCommand } from './hub.js';
+import { locateStore } from './locate-store.js';
+import { CliFailure, UsageError } from './cli-errors.js';
+import { commandHelp, parseCommandLine, USAGE, type CommandName, type Flags } from './command-line.js';
 
-const USAGE = `usage:
-  engram stats  --dir <folder> [--name <store>]
-  engram export --dir <folder> [--name <store>] [--out <file.jsonl>]
-  engram import <file.jsonl> --dir <folder> [--name <store>]
-  engram recall "<query>" --dir <folder> [--name <store>] [--user <id>] [--k <n>] [--model <id>] [--model-path <folder>]
-  ${HUB_USAGE}`;
+let flags: Flags = {};
 
-class UsageError extends Error {}
-
-const { values: flags, positionals } = parseArgs({
-  // `engram hub` reads its own flags (src/cli/hub.ts).
-  args: process.argv[2] === 'hub' ? ['hub'] : process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dir: { type: 'string' },
-    name: { type: 'string' },
-    out: { type: 'string' },
-    user: { type: 'string' },
-    k: { type: 'string' },
-    model: { type: 'string' },
-    'model-path': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
-
-/** The store's name: --name, or the only store in the folder. */
-function storeName(dir: string): string {
-  if (flags.name) return flags.name;
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => decodeURIComponent(e.name));
-  } catch {
-    throw new UsageError(`no engram store folder at "${dir}"`);
-  }
-  if (names.length === 1) return names[0]!;
-  throw new UsageError(names.length === 0 ? `no engram store in "${dir}"` : `several stores in "${dir}" (${names.join(', ')}): pass --name`);
-}
-
-/** Reads the store directly: counts per user and type, and the embedder stamp. */
+/** Reads the store directly, as a read-only snapshot: counts per user and type, and the embedder stamp. */
 async function readStore(dir: string, name: string) {
-  const store = await openDurableStore(dir, name);
+  const store = await openDurableStore(dir, name, { readOnly: true });
   const db = new EngramDatabase(name, { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange });
   try {
     await db.open();
@@ -121,9 +97,9 @@ async function storeModel(stamp: EmbedderStamp): Promise<Embedder> {
   return embedder;
 }
 
-async function withMemory<T>(dir: string, name: string, embedder: Embedder, run: (memory: Memory) => Promise<T>): Promise<T> {
+async function withMemory<T>(dir: string, name: string, embedder: Embedder, options: { readOnly: boolean }, run: (memory: Memory) => Promise<T>): Promise<T> {
   // No index snapshot save for a short inspection, no background work: open, run, close.
-  const memory = await createMemory({ name, directory: dir, embedder });
+  const memory = await createMemory({ name, directory: dir, embedder, readOnly: options.readOnly });
   try {
     return await run(memory);
   } finally {
@@ -131,48 +107,73 @@ async function withMemory<T>(dir: string, name: string, embedder: Embedder, run:
   }
 }
 
-async function main(): Promise<void> {
-  const [command, argument] = positionals;
-  if (command === 'hub') return runHubCommand(process.argv.slice(3));
-  if (flags.help || !command) {
-    console.log(USAGE);
+async function main(argv: string[]): Promise<void> {
+  // `engram hub` has flags of its own (src/cli/hub.ts).
+  if (argv[0] === 'hub') return runHubCommand(argv.slice(1));
+  const line = parseCommandLine(argv);
+  flags = line.flags;
+  if (!line.command) {
+    console.log(`${USAGE}\n\nA sync hub for development and a single machine:\n  ${HUB_USAGE}`);
     return;
   }
-  const dir = flags.dir;
-  if (!dir) throw new UsageError('--dir is required (the folder given to createMemory({ directory }))');
-  const name = storeName(dir);
-  const { counts, steps, jobs, stamp, opened } = await readStore(dir, name);
+  if (flags.help) {
+    console.log(commandHelp(line.command));
+    return;
+  }
+  const dir = flags.dir!;
+  const { name, exists } = locateStore(dir, flags.name, line.command, flags.create === true);
+  const run = COMMAND_RUNNERS[line.command];
+  await run({ dir, name, exists, argument: line.argument });
+}
 
-  if (command === 'stats') {
-    console.log(`store "${name}" in ${dir}: embedder ${stamp ? `${stamp.id} (${stamp.dimension}-d)` : 'none yet'}; ${opened.replayed} journal records replayed at open${opened.tornBytes ? `, ${opened.tornBytes} bytes of torn tail dropped` : ''}`);
+type Runner = (store: { dir: string; name: string; exists: boolean; argument: string | undefined }) => Promise<void>;
+
+const COMMAND_RUNNERS: Record<CommandName, Runner> = {
+  async stats({ dir, name }) {
+    const { counts, steps, jobs, stamp, opened } = await readStore(dir, name);
+    console.log(
+      `store "${name}" in ${dir}: embedder ${stamp ? `${stamp.id} (${stamp.dimension}-d)` : 'none yet'}; ${opened.replayed} journal records replayed at open${opened.tornBytes ? `, ${opened.tornBytes} bytes of torn tail left out` : ''}`,
+    );
     const types = ['facts', 'facts (retired)', 'episodes', 'turns', 'tasks', 'patterns', 'profiles'];
     const rows = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([user, row]) => [user, ...types.map((t) => String(row[t] ?? 0))]);
     printTable(['user', ...types], rows);
     console.log(`task steps: ${steps}; queued jobs: ${jobs}`);
-    return;
-  }
-  if (!stamp && command !== 'import') throw new UsageError(`store "${name}" is empty`);
-  if (command === 'export') {
-    const text = await withMemory(dir, name, declaredOnly(stamp!), async (memory) => (await memory.export()).text());
+  },
+
+  async export({ dir, name }) {
+    if (flags.out) checkOutFile(flags.out);
+    const { stamp } = await readStore(dir, name);
+    if (!stamp) throw new CliFailure(`store "${name}" in "${dir}" is empty: there is nothing to export`);
+    const text = await withMemory(dir, name, declaredOnly(stamp), { readOnly: true }, async (memory) => (await memory.export()).text());
     if (flags.out) {
       writeFileSync(flags.out, text);
       console.error(`exported ${text.trim().split('\n').length} lines to ${flags.out}`);
     } else process.stdout.write(text);
-    return;
-  }
-  if (command === 'import') {
-    if (!argument) throw new UsageError('import needs a file: engram import <file.jsonl> --dir <folder>');
-    const text = readFileSync(argument, 'utf8');
-    const fileStamp = stamp ?? embedderOfExport(text);
-    const summary = await withMemory(dir, name, declaredOnly(fileStamp), (memory) => memory.import(text));
-    console.log(`imported ${JSON.stringify(summary)}`);
-    return;
-  }
-  if (command === 'recall') {
-    if (!argument) throw new UsageError('recall needs a query: engram recall "what database?" --dir <folder>');
-    const embedder = await storeModel(stamp!);
-    const hits = await withMemory(dir, name, embedder, (memory) =>
-      memory.recall(argument, { userId: flags.user, k: flags.k ? Number(flags.k) : 10, touch: false }),
+  },
+
+  async import({ dir, name, exists, argument }) {
+    const file = argument!;
+    const text = readExportFile(file);
+    const fileStamp = embedderOfExport(text, file);
+    const stamp = exists ? (await readStore(dir, name)).stamp : undefined;
+    // What this command creates (the --dir folder, or the store's folder in it), removed again if the import fails.
+    const folder = join(dir, storeFolderName(name));
+    const created = !existsSync(dir) ? dir : !existsSync(folder) ? folder : null;
+    try {
+      const summary = await withMemory(dir, name, declaredOnly(stamp ?? fileStamp), { readOnly: false }, (memory) => memory.import(text));
+      console.log(`imported ${JSON.stringify(summary)}`);
+    } catch (error) {
+      if (created) rmSync(created, { recursive: true, force: true });
+      throw error;
+    }
+  },
+
+  async recall({ dir, name, argument }) {
+    const { stamp } = await readStore(dir, name);
+    if (!stamp) throw new CliFailure(`store "${name}" in "${dir}" is empty: there is nothing to recall`);
+    const embedder = await storeModel(stamp);
+    const hits = await withMemory(dir, name, embedder, { readOnly: true }, (memory) =>
+      memory.recall(argument!, { userId: flags.user, k: flags.k ? Number(flags.k) : 10, touch: false }),
     );
     if (hits.length === 0) console.log('no hits');
     for (const [i, hit] of hits.entries()) {
@@ -181,16 +182,71 @@ async function main(): Promise<void> {
         .join(' ');
       console.log(`${i + 1}. [${hit.memory.type}] ${hit.score.toFixed(3)} ${hit.memory.id}  ${hit.memory.text}\n   ${parts}`);
     }
-    return;
+  },
+
+  async repair({ dir, name }) {
+    printRepair(name, dir, await repairStore(dir, name));
+  },
+};
+
+/** The export file's text; a missing file, a folder or an unreadable file is the user's to fix. */
+function readExportFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CliFailure(`no file "${file}" to import: give the path of a file written by engram export`);
+    if (code === 'EISDIR') throw new CliFailure(`"${file}" is a folder: give the path of a file written by engram export`);
+    throw new CliFailure(`cannot read "${file}" (${code ?? (error as Error).message})`);
   }
-  throw new UsageError(`unknown command "${command}"`);
 }
 
-/** An empty store takes the export's embedder (its header names it). */
-function embedderOfExport(text: string): EmbedderStamp {
-  const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { embedder?: EmbedderStamp };
-  if (!header.embedder?.id) throw new UsageError('the file is not an engram export (no embedder in its first line)');
+/** The export's embedder, from its header line: checked before any store is opened or created. */
+function embedderOfExport(text: string, file: string): EmbedderStamp {
+  const first = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+  const header = parseJsonOrNull(first) as { format?: unknown; embedder?: EmbedderStamp | null } | null;
+  if (!header || header.format !== 'engram-export') throw new CliFailure(`"${file}" is not an engram export (its first line is not an engram-export header): give a file written by engram export`);
+  if (!header.embedder?.id) throw new CliFailure(`"${file}" was exported without vectors, so the CLI cannot import it: import it from code, with createMemory and your embedder`);
   return header.embedder;
+}
+
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null; // not JSON: not an export
+  }
+}
+
+/** --out must name a file in a folder that exists: checked before the store is read. */
+function checkOutFile(out: string): void {
+  if (isFolder(out)) throw new CliFailure(`--out "${out}" is a folder: give a file path, such as ${join(out, 'memory.jsonl')}`);
+  const parent = dirname(out);
+  if (!isFolder(parent)) throw new CliFailure(`no folder "${parent}" to write --out "${out}" in: create it first`);
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function printRepair(name: string, dir: string, report: RepairReport): void {
+  if (!report.repaired) {
+    console.log(`store "${name}" in ${dir}: nothing to repair, every record verifies${report.tornBytes ? ` (the next open cuts a torn tail of ${report.tornBytes} bytes, what a crash mid-write leaves)` : ''}`);
+    return;
+  }
+  const rows = Object.entries(report.kept.imageRows);
+  const total = rows.reduce((n, [, count]) => n + count, 0);
+  console.log(`repaired store "${name}" in ${dir}`);
+  console.log(`kept: ${total} image rows${rows.length ? ` (${rows.map(([table, count]) => `${table} ${count}`).join(', ')})` : ''} and ${report.kept.journalRecords} journal records`);
+  for (const range of report.dropped) console.log(`dropped: ${range.file} bytes ${range.offset}-${range.end}: ${range.reason}`);
+  const lost = Object.entries(report.lostRows);
+  if (lost.length) console.log(`lost: image rows in the dropped bytes (${lost.map(([table, count]) => `${table} ${count}`).join(', ')})`);
+  console.log('left out: the index snapshot (a cache; the next open rebuilds the index from the records)');
+  for (const path of report.keptAside) console.log(`damaged file kept: ${path}`);
 }
 
 function printTable(header: string[], rows: string[][]): void {
@@ -201,9 +257,19 @@ function printTable(header: string[], rows: string[][]): void {
   for (const row of rows) console.log(line(row));
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`engram: ${error.message}\n${USAGE}`);
-  else if (error instanceof EngramError) console.error(`engram: ${error.name} (${error.code}): ${error.message}`);
-  else console.error(error);
-  process.exitCode = 1;
+/** One line for a user's mistake (exit 2) or a failure (exit 1); the stack only with --debug. */
+function reportError(error: unknown, debug: boolean): number {
+  const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ');
+  const code = error instanceof UsageError ? 2 : 1;
+  if (error instanceof UsageError || error instanceof CliFailure) console.error(`engram: ${oneLine(error.message)}`);
+  else if (error instanceof EngramError) console.error(`engram: ${error.name}: ${oneLine(error.message)}`);
+  else console.error(`engram: unexpected error: ${oneLine((error as Error)?.message ?? String(error))} (run again with --debug for its stack trace)`);
+  if (debug) console.error((error as Error)?.stack ?? String(error));
+  return code;
+}
+
+const argv = process.argv.slice(2);
+main(argv).catch((error: unknown) => {
+  process.exitCode = reportError(error, argv.includes('--debug'));
 });
+

@@ -7,13 +7,23 @@ import type { DurableStore } from '../store/durable/durable-store.js';
  * store's opener; the browser build passes `noDirectory`, so browser bundles
  * never see the store's Node built-ins (fs, path, v8, zlib, os).
  */
-export type DurableOpener = (options: { name: string; directory?: string; indexedDB?: unknown; inProcess: boolean }) => Promise<DurableStore | undefined>;
+export type DurableOpener = (options: { name: string; directory?: string; indexedDB?: unknown; readOnly?: boolean; inProcess: boolean }) => Promise<DurableStore | undefined>;
 
 /** The browser build's opener: no store on disk, and a clear error for `directory`. */
 export const noDirectory: DurableOpener = async (options) => {
-  if (options.directory === undefined) return undefined;
+  if (options.directory === undefined) {
+    if (options.readOnly) throw readOnlyWithoutDirectory();
+    return undefined;
+  }
   throw new ValidationError(
     'createMemory: `directory` (a durable store on disk) works in Node, in-process; this is engram\'s browser build, where the store is IndexedDB and persists by itself. In Node, engram\'s Node build is chosen by the `node` export condition (Node sets it; a bundler targeting Node must too).',
     [{ path: 'directory', message: 'Node only' }],
   );
 };
+
+/** `readOnly` opens a durable store (`directory`) as a snapshot; other stores have no such mode. */
+export function readOnlyWithoutDirectory(): ValidationError {
+  return new ValidationError('createMemory: `readOnly` opens a durable store on disk as a snapshot, so it needs `directory` (Node).', [
+    { path: 'readOnly', message: 'needs directory' },
+  ]);
+}

@@ -24,6 +24,13 @@ export const memoryOptionsSchema = z.strictObject({
   /** Node: keep the memory on disk in this folder (a durable store; see README "Node"). Instead of `indexedDB`. */
   directory: z.optional(z.string().check(z.minLength(1, 'must be a folder path'))),
   /**
+   * Node, with `directory`: open the durable store as a read-only snapshot of
+   * its files, even while another process owns it. No lock is taken and
+   * nothing on disk is written, truncated, compacted, created or removed;
+   * every write rejects with a StorageError. The store must exist.
+   */
+  readOnly: z.optional(z.boolean()),
+  /**
    * Browser: run the engine in a Web Worker (default true). Pass the URL of
    * engram's `engine.worker.js` (bundlers that do not emit it, e.g. esbuild),
    * a Worker, or a factory, to control how it is created. Node: in-process.

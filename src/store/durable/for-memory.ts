@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { readOnlyWithoutDirectory } from '../../facade/durable-opener.js';
 import type { DurableStore } from './durable-store.js';
 
 /**
@@ -6,8 +7,11 @@ import type { DurableStore } from './durable-store.js';
  * no directory is given. The store's module (node:fs, fake-indexeddb) is
  * loaded only here, so browser bundles never run it.
  */
-export async function openDurableFor(options: { name: string; directory?: string; indexedDB?: unknown; inProcess: boolean }): Promise<DurableStore | undefined> {
-  if (options.directory === undefined) return undefined;
+export async function openDurableFor(options: { name: string; directory?: string; indexedDB?: unknown; readOnly?: boolean; inProcess: boolean }): Promise<DurableStore | undefined> {
+  if (options.directory === undefined) {
+    if (options.readOnly) throw readOnlyWithoutDirectory();
+    return undefined;
+  }
   if (options.indexedDB) {
     throw new ValidationError('createMemory: pass either `directory` (a durable store on disk) or `indexedDB` (your own IndexedDB), not both.', [
       { path: 'directory', message: 'not allowed with indexedDB' },
@@ -20,5 +24,5 @@ export async function openDurableFor(options: { name: string; directory?: string
     ]);
   }
   const { openDurableStore } = await import('./durable-store.js');
-  return openDurableStore(options.directory, options.name);
+  return openDurableStore(options.directory, options.name, { readOnly: options.readOnly });
 }

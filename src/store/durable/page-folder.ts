@@ -2,6 +2,7 @@ import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readdirSync, 
 import { join } from 'node:path';
 import type { PageFileStore, PayloadFile } from '../../search/persistence/page-files.js';
 import { syncDirectory } from './store-image.js';
+import { StorageError } from '../../errors.js';
 
 /**
  * The durable store's folder for the index snapshot's page payloads (the
@@ -31,7 +32,11 @@ export class PageFolder implements PageFileStore {
    */
   private kept = new Set<string>();
 
-  constructor(private readonly folder: string) {}
+  /** `readOnly`: a read-only open's (durable-store.ts): files are read, never written or removed. */
+  constructor(
+    private readonly folder: string,
+    private readonly options: { readOnly?: boolean } = {},
+  ) {}
 
   /** The files the image now on disk names (after a load or a compaction). */
   keep(names: Iterable<string>): void {
@@ -40,10 +45,13 @@ export class PageFolder implements PageFileStore {
 
   /** Deletes every file the image on disk does not name; for the store's close, once no save can run. */
   async sweep(): Promise<void> {
+    if (this.options.readOnly) return;
     await this.remove(await this.list());
   }
 
   async write(file: string, parts: readonly ArrayBufferView[]): Promise<PayloadFile> {
+    // An index snapshot save fails, as a cache's may: the next open rebuilds what it would have saved.
+    if (this.options.readOnly) throw new StorageError(`The engram store in "${this.folder}" was opened read-only: the index snapshot is not saved.`, { folder: this.folder });
     if (!this.created) {
       mkdirSync(this.folder, { recursive: true });
       this.created = true;
@@ -64,6 +72,7 @@ export class PageFolder implements PageFileStore {
   }
 
   async remove(names: readonly string[]): Promise<void> {
+    if (this.options.readOnly) return;
     for (const name of names) {
       if (this.kept.has(name)) continue;
       try {
