@@ -1,4 +1,8 @@
 import type { ChangeTable } from '../../telemetry/events.js';
+import type { Episode } from '../../schema/episode.js';
+import type { Fact } from '../../schema/fact.js';
+import type { TaskRecord } from '../../schema/task.js';
+import type { Turn } from '../../schema/turn.js';
 import type { EngramDatabase } from '../../store/database.js';
 import { getVectors } from '../../store/vector-blocks.js';
 import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
@@ -41,6 +45,21 @@ export interface RefreshTargets {
 }
 
 const PROTOCOL = 2;
+/** Reads of other engines' changes under way at once (see `ChangeSignal.waiting`). */
+const MAX_READS = 2;
+
+interface RefreshRead {
+  ids: string[];
+  rows: {
+    episodes: (Episode | undefined)[];
+    facts: (Fact | undefined)[];
+    turns: (Turn | undefined)[];
+    tasks: (TaskRecord | undefined)[];
+    vectors: Awaited<ReturnType<typeof getVectors>>;
+  };
+  /** Ids this engine committed while the read ran. */
+  touchedLocally: Set<string>;
+}
 const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
 
 /**
@@ -61,8 +80,18 @@ function scopeOf(factory: IDBFactory | undefined): string {
 export class ChangeSignal {
   private readonly channel: BroadcastChannel | null;
   private targets: RefreshTargets | null = null;
-  /** Refreshes run one after another, so an older read never lands after a newer one. */
+  /** Refreshes are applied one after another, in the order their reads began, so an older read never lands after a newer one. */
   private refreshing: Promise<void> = Promise.resolve();
+  /**
+   * Messages heard that no read has taken yet. A read begins as soon as a
+   * message arrives (a read waits behind every write queued on the database
+   * before it, so one that waited for the previous read to end would wait
+   * twice), while fewer than MAX_READS are under way; past that, the messages
+   * that arrive meanwhile are read together by the next one, so engines that
+   * write without pauses never queue more reads than there are writes.
+   */
+  private waiting: ChangeMessage[] = [];
+  private reads = 0;
   /** Ids this engine commits while a refresh is reading: the refresh must not overwrite them with older rows. */
   private readonly readers = new Set<Set<string>>();
   private closed = false;
@@ -96,9 +125,15 @@ export class ChangeSignal {
     }
   }
 
-  /** Resolves when every refresh received so far has been applied (tests, and `idle()`). */
-  settled(): Promise<void> {
-    return this.refreshing;
+  /** Resolves when every change heard so far has been read and applied. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const applying = this.refreshing;
+      await applying;
+      // A read that ended started the next one (messages that waited for it), or a message is about to start one.
+      await Promise.resolve();
+      if (this.closed || (this.refreshing === applying && this.waiting.length === 0)) return;
+    }
   }
 
   close(): void {
@@ -115,32 +150,49 @@ export class ChangeSignal {
   }
 
   private enqueue(message: ChangeMessage): void {
-    const targets = this.targets;
-    if (!targets) return;
-    // A closed database or a failed read: the next open rebuilds from IndexedDB anyway.
-    this.refreshing = this.refreshing.then(() => this.refresh(targets, message)).catch(() => undefined);
+    if (!this.targets) return;
+    this.waiting.push(message);
+    // Messages heard in the same task (those kept while opening) are read together.
+    if (this.waiting.length === 1) queueMicrotask(() => this.startRead());
   }
 
-  private async refresh(targets: RefreshTargets, message: ChangeMessage): Promise<void> {
-    if (this.closed) return;
-    const { db, dimension, index, taskIndex } = targets;
-    // Written or deleted, IndexedDB says what each id is now; the message only says where to look.
-    const ids = [...new Set([...message.written, ...message.deleted])];
+  private startRead(): void {
+    const targets = this.targets;
+    if (!targets || this.waiting.length === 0 || this.reads >= MAX_READS) return;
+    const messages = this.waiting.splice(0);
+    this.reads++;
+    const read = this.read(targets, messages).finally(() => {
+      this.reads--;
+      this.startRead();
+    });
+    // A closed database or a failed read: the next open rebuilds from IndexedDB anyway.
+    this.refreshing = this.refreshing.then(() => read.then((rows) => this.apply(targets, messages, rows))).catch(() => undefined);
+  }
+
+  /** What IndexedDB holds now for every id the messages name, and which of them this engine wrote meanwhile. */
+  private async read(targets: RefreshTargets, messages: ChangeMessage[]): Promise<RefreshRead> {
+    const { db } = targets;
+    // Written or deleted, IndexedDB says what each id is now; the messages only say where to look.
+    const ids = [...new Set(messages.flatMap((message) => [...message.written, ...message.deleted]))];
     const touchedLocally = new Set<string>();
     this.readers.add(touchedLocally);
-    let rows;
     try {
       // One read transaction: a consistent view of records and vectors.
-      rows = await db.transaction('r', [db.episodes, db.facts, db.turns, db.tasks, db.vectorBlocks], async () => ({
+      const rows = await db.transaction('r', [db.episodes, db.facts, db.turns, db.tasks, db.vectorBlocks], async () => ({
         episodes: await db.episodes.bulkGet(ids),
         facts: await db.facts.bulkGet(ids),
         turns: await db.turns.bulkGet(ids),
         tasks: await db.tasks.bulkGet(ids),
         vectors: await getVectors(db, ids),
       }));
+      return { ids, rows, touchedLocally };
     } finally {
       this.readers.delete(touchedLocally);
     }
+  }
+
+  private apply(targets: RefreshTargets, messages: ChangeMessage[], { ids, rows, touchedLocally }: RefreshRead): void {
+    const { dimension, index, taskIndex } = targets;
     if (this.closed) return;
     const again: string[] = [];
     ids.forEach((id, i) => {
@@ -154,8 +206,13 @@ export class ChangeSignal {
       const task = rows.tasks[i];
       if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
     });
-    if (again.length) this.enqueue({ written: again, deleted: [], userIds: message.userIds, tables: message.tables });
-    targets.onRefreshed(message);
+    if (again.length) {
+      const userIds = [...new Set(messages.flatMap((message) => message.userIds))];
+      const tables = [...new Set(messages.flatMap((message) => message.tables))];
+      this.enqueue({ written: again, deleted: [], userIds, tables });
+    }
+    // One event per committed change of the other engine, as its own listeners heard it.
+    for (const message of messages) targets.onRefreshed(message);
   }
 }
 
