@@ -45,7 +45,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  // A set-up that failed before the server started has none to close (a promise waiting for it would never settle).
+  if (server) await new Promise((resolve) => server.close(resolve));
   for (const dir of [extensionDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
