@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 async function resultOf(page: Page): Promise<Record<string, any>> {
-  await page.waitForFunction(() => document.documentElement.dataset.engramBridge, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.documentElement.dataset.engramBridge, null, { timeout: SAFETY_NET_MS });
   return JSON.parse((await page.evaluate(() => document.documentElement.dataset.engramBridge))!);
 }
 

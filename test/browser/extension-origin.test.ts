@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 const probeResult = async (page: import('playwright-core').Page) => {
-  await page.waitForFunction(() => document.documentElement.dataset.engramProbe, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.documentElement.dataset.engramProbe, null, { timeout: SAFETY_NET_MS });
   return JSON.parse((await page.evaluate(() => document.documentElement.dataset.engramProbe))!) as Record<string, any>;
 };
 
