@@ -97,6 +97,16 @@ describe('the change signal, receiving', () => {
     expect(reads.mock.calls.length).toBeLessThanOrEqual(3);
   });
 
+  it('a change of tables recall and tasks.relevant do not read (a profile, steps) is told to the app without a read', async () => {
+    const { heard, receiver, publisher, reads } = await setUp(1);
+    publisher.publish({ written: ['ana'], deleted: [], userIds: ['ana'], tables: ['profiles'] });
+    publisher.publish({ written: ['task-1#1', 'task-1#2'], deleted: [], userIds: ['ana'], tables: ['steps'] });
+    expect(await settledUntil(() => heard.length === 2)).toBe(true);
+    await receiver.settled();
+    expect(heard.map((m) => m.tables)).toEqual([['profiles'], ['steps']]);
+    expect(reads).not.toHaveBeenCalled();
+  });
+
   it('settled() waits for every message heard, also those waiting for a read to end', async () => {
     const { factory, name, ids, index, receiver, publisher } = await setUp(10);
     const release = await holdWrites(factory, name);

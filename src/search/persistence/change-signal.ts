@@ -1,8 +1,6 @@
 import type { ChangeTable } from '../../telemetry/events.js';
-import type { Episode } from '../../schema/episode.js';
-import type { Fact } from '../../schema/fact.js';
+import type { MemoryRecord } from '../../schema/memory-record.js';
 import type { TaskRecord } from '../../schema/task.js';
-import type { Turn } from '../../schema/turn.js';
 import type { EngramDatabase } from '../../store/database.js';
 import { getVectors } from '../../store/vector-blocks.js';
 import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
@@ -48,19 +46,27 @@ const PROTOCOL = 2;
 /** Reads of other engines' changes under way at once (see `ChangeSignal.waiting`). */
 const MAX_READS = 2;
 
+const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
+
+/** The tables a refresh reads ids from: the memories behind recall, and tasks behind `tasks.relevant`. */
+type ReadTable = 'episodes' | 'facts' | 'turns' | 'tasks';
+/** In this order: an id found in two memory tables is taken from the first, as a read of every table did. */
+const READ_TABLES: readonly ReadTable[] = ['episodes', 'facts', 'turns', 'tasks'];
+const isReadTable = (table: string): table is ReadTable => (READ_TABLES as readonly string[]).includes(table);
+
 interface RefreshRead {
+  /** Every id read, memory or task. */
   ids: string[];
-  rows: {
-    episodes: (Episode | undefined)[];
-    facts: (Fact | undefined)[];
-    turns: (Turn | undefined)[];
-    tasks: (TaskRecord | undefined)[];
-    vectors: Awaited<ReturnType<typeof getVectors>>;
-  };
+  /** What each memory id is now (absent: deleted, or not a memory). */
+  memories: Map<string, MemoryRecord>;
+  /** The ids read from a memory table. */
+  memoryIds: Set<string>;
+  tasks: Map<string, TaskRecord>;
+  taskIds: Set<string>;
+  vectors: Awaited<ReturnType<typeof getVectors>>;
   /** Ids this engine committed while the read ran. */
   touchedLocally: Set<string>;
 }
-const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
 
 /**
  * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
@@ -169,43 +175,79 @@ export class ChangeSignal {
     this.refreshing = this.refreshing.then(() => read.then((rows) => this.apply(targets, messages, rows))).catch(() => undefined);
   }
 
-  /** What IndexedDB holds now for every id the messages name, and which of them this engine wrote meanwhile. */
+  /**
+   * What IndexedDB holds now for every id the messages name, and which of
+   * them this engine wrote meanwhile. Each id is looked up only in the tables
+   * its message names (a change of steps, patterns or profiles alone needs no
+   * read), and the lookups go out together: a read waits behind the writes
+   * queued before it, and each request it makes (a round trip to the
+   * browser's IndexedDB) keeps it, and them, waiting longer.
+   */
   private async read(targets: RefreshTargets, messages: ChangeMessage[]): Promise<RefreshRead> {
     const { db } = targets;
-    // Written or deleted, IndexedDB says what each id is now; the messages only say where to look.
-    const ids = [...new Set(messages.flatMap((message) => [...message.written, ...message.deleted]))];
+    const wanted = new Map<ReadTable, Set<string>>();
+    for (const message of messages) {
+      for (const table of message.tables) {
+        if (!isReadTable(table)) continue;
+        const ids = wanted.get(table) ?? new Set<string>();
+        wanted.set(table, ids);
+        // Written or deleted, IndexedDB says what each id is now; the messages only say where to look.
+        for (const id of [...message.written, ...message.deleted]) ids.add(id);
+      }
+    }
+    const tables = READ_TABLES.filter((table) => wanted.has(table));
+    const lists = tables.map((table) => [...wanted.get(table)!]);
+    const ids = [...new Set(lists.flat())];
     const touchedLocally = new Set<string>();
+    const read: RefreshRead = { ids, memories: new Map(), memoryIds: new Set(), tasks: new Map(), taskIds: new Set(), vectors: new Map(), touchedLocally };
+    if (ids.length === 0) return read;
     this.readers.add(touchedLocally);
     try {
       // One read transaction: a consistent view of records and vectors.
-      const rows = await db.transaction('r', [db.episodes, db.facts, db.turns, db.tasks, db.vectorBlocks], async () => ({
-        episodes: await db.episodes.bulkGet(ids),
-        facts: await db.facts.bulkGet(ids),
-        turns: await db.turns.bulkGet(ids),
-        tasks: await db.tasks.bulkGet(ids),
-        vectors: await getVectors(db, ids),
-      }));
-      return { ids, rows, touchedLocally };
+      const [found, vectors] = await db.transaction('r', [...tables.map((table) => db[table]), db.vectorBlocks], () =>
+        Promise.all([Promise.all(tables.map((table, t) => db[table].bulkGet(lists[t]!) as Promise<(MemoryRecord | TaskRecord | undefined)[]>)), getVectors(db, ids)]),
+      );
+      read.vectors = vectors;
+      tables.forEach((table, t) => {
+        lists[t]!.forEach((id, i) => {
+          const row = found[t]![i];
+          if (table === 'tasks') {
+            read.taskIds.add(id);
+            if (row) read.tasks.set(id, row as TaskRecord);
+          } else {
+            read.memoryIds.add(id);
+            if (row && !read.memories.has(id)) read.memories.set(id, row as MemoryRecord);
+          }
+        });
+      });
+      return read;
     } finally {
       this.readers.delete(touchedLocally);
     }
   }
 
-  private apply(targets: RefreshTargets, messages: ChangeMessage[], { ids, rows, touchedLocally }: RefreshRead): void {
+  private apply(targets: RefreshTargets, messages: ChangeMessage[], read: RefreshRead): void {
     const { dimension, index, taskIndex } = targets;
     if (this.closed) return;
     const again: string[] = [];
-    ids.forEach((id, i) => {
+    for (const id of read.ids) {
       // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
-      if (touchedLocally.has(id)) return void again.push(id);
-      const record = rows.episodes[i] ?? rows.facts[i] ?? rows.turns[i];
-      const stored = rows.vectors.get(id)?.vector;
+      if (read.touchedLocally.has(id)) {
+        again.push(id);
+        continue;
+      }
+      const stored = read.vectors.get(id)?.vector;
       const vector = stored && stored.length === dimension ? stored : undefined;
-      if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);
-      else applyDeleted(index, [id]);
-      const task = rows.tasks[i];
-      if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
-    });
+      if (read.memoryIds.has(id)) {
+        const record = read.memories.get(id);
+        if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);
+        else applyDeleted(index, [id]);
+      }
+      if (read.taskIds.has(id)) {
+        const task = read.tasks.get(id);
+        if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
+      }
+    }
     if (again.length) {
       const userIds = [...new Set(messages.flatMap((message) => message.userIds))];
       const tables = [...new Set(messages.flatMap((message) => message.tables))];
