@@ -3,6 +3,7 @@ import { PROMPT_VERSION, type EpisodeEvent } from '../../src/index.js';
 import { freshIndexedDB, realEmbedder } from '../support/memory.js';
 import { episodeDraft, noFacts, scriptedLLM } from '../support/scripted-llm.js';
 import { memoryFixture } from '../support/memory-fixture.js';
+import { settleTasks } from '../support/fake-time.js';
 
 const { open } = memoryFixture({ defaults: { capture: { cooldownTurns: 0, cooldownMinutes: 0 } } });
 const turn = { userId: 'ana', sessionId: 's1', user: 'We should use DuckDB, the benchmark settled it.', assistant: 'Agreed: DuckDB was 20x faster on your queries.' };
@@ -179,11 +180,14 @@ describe('stage 2', () => {
     let maxRunning = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let twoRunning!: () => void;
+    const twoStarted = new Promise<void>((r) => (twoRunning = r));
     const llm = scriptedLLM({
       extract: noFacts(true),
       episode: async () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
+        if (running === 2) twoRunning();
         await gate;
         running--;
         return episodeDraft({ goal: `Goal number ${Math.random()} for the test` });
@@ -193,7 +197,9 @@ describe('stage 2', () => {
     await m.observe(turn);
     await m.observe(turn);
     await m.observe({ ...turn, userId: 'ben' });
-    await new Promise((r) => setTimeout(r, 50));
+    // Two stage-2 calls run (ana's first and ben's); then every queued task gets its turn, ana's second job too if it could start.
+    await twoStarted;
+    await settleTasks();
     // Stage 1 for ana completed while her first stage 2 was blocked; ana's second job waits; ben's runs.
     expect(llm.callsFor('extract')).toHaveLength(3);
     expect(maxRunning).toBe(2);
