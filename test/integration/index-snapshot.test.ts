@@ -59,11 +59,6 @@ async function answers(memory: Memory): Promise<unknown[]> {
   return out;
 }
 
-/**
- * The seeds are inserted as given (`merge: false`): no note merges with another (a merged seed stores exactly
- * the same records), and checking each of thousands of facts against the store for one to merge with was most
- * of the time these tests took.
- */
 async function seed(memory: Memory, count: number): Promise<void> {
   await memory.facts.addMany(
     Array.from({ length: count }, (_, i) => ({
@@ -73,7 +68,6 @@ async function seed(memory: Memory, count: number): Promise<void> {
       importance: (i % 10) / 10,
       tags: i % 4 === 0 ? ['food'] : [],
     })),
-    { merge: false },
   );
   await memory.episodes.add({ userId: 'ana', goal: 'plan a trip to Kyoto', outcome: 'booked a ryokan', lessons: 'book early' });
 }
@@ -127,7 +121,6 @@ async function seedVaried(memory: Memory, count: number): Promise<void> {
       metadata: i % 7 === 0 ? { mood: i % 2 ? 'happy' : 'calm', score: i % 11, nested: { deep: [i % 3] } } : {},
       createdAt: 1_700_000_000_000 + i * 60_000,
     })),
-    { merge: false },
   );
   for (let i = 0; i < 40; i++) {
     await memory.episodes.add({
