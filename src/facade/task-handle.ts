@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { EngineApi } from '../rpc/engine-api.js';
+import type { EngineRemote } from '../rpc/engine-remote.js';
 import { parseInput } from '../schema/parse.js';
 import { stepInputSchema, taskOutcomeSchema, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
 import type { CompletedTask } from '../tasks/task-store.js';
@@ -22,7 +22,7 @@ export class Task {
   private completed = false;
 
   constructor(
-    private readonly engine: EngineApi,
+    private readonly engine: EngineRemote,
     record: TaskRecord,
     private readonly options: { flushAt: number; flushIntervalMs: number },
   ) {
@@ -54,7 +54,7 @@ export class Task {
     this.writing = this.writing.then(async () => {
       if (batch.length === 0) return;
       try {
-        await this.engine.appendSteps(this.id, batch);
+        await this.engine['task.flush']([this.id, batch]);
       } catch (error) {
         // Keep the steps so a later flush can retry them, and report the failure there too.
         this.buffer = [...batch, ...this.buffer];
@@ -76,7 +76,7 @@ export class Task {
     // Before the flush: an outcome over its limits fails with nothing written, the buffered steps kept.
     checkOutcome(parsed);
     await this.flush();
-    const result = await this.engine.completeTask(this.id, parsed);
+    const result = await this.engine['task.complete']([this.id, parsed]);
     this.completed = true;
     return result;
   }
