@@ -5,7 +5,8 @@ import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { LLMProvider } from '../llm/types.js';
-import { DEFAULT_USER_ID, MAX_TEXT_CHARS } from '../schema/common.js';
+import { MAX_TEXT_CHARS } from '../schema/common.js';
+import type { WithUser } from '../schema/default-user.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from '../llm/call-llm.js';
@@ -67,8 +68,8 @@ export interface ObserveDeps {
  * said) when no provider is configured (`turns.keep: 'without-llm'`, the
  * default) or always (`'always'`), in the same commit as the rest.
  */
-export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.output<typeof observeInputSchema>): Promise<ObserveResult> {
-  const userId = input.userId ?? DEFAULT_USER_ID;
+export async function observe(ctx: EngineContext, deps: ObserveDeps, input: WithUser<z.output<typeof observeInputSchema>>): Promise<ObserveResult> {
+  const { userId } = input;
   const sessionId = input.sessionId ?? null;
   const none = { stored: 0, replaced: 0, skipped: 0 };
   /** The turn's `extraction` event: emitted after its commit, its audit row written in it. */

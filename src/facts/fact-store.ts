@@ -4,6 +4,7 @@ import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Fact, FactInput, FactPatch } from '../schema/fact.js';
 import type { FactListQuery } from '../schema/query.js';
+import type { WithUser } from '../schema/default-user.js';
 import { listFacts } from '../store/list-records.js';
 import { toStorageError } from '../store/transaction-errors.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
@@ -18,7 +19,7 @@ export class FactStore {
   constructor(private readonly ctx: EngineContext) {}
 
   /** `call` names the public method in a ValidationError about an embedding. */
-  async add(inputs: FactInput[], call: 'facts.add' | 'facts.addMany'): Promise<Fact[]> {
+  async add(inputs: WithUser<FactInput>[], call: 'facts.add' | 'facts.addMany'): Promise<Fact[]> {
     const { ctx } = this;
     const now = ctx.now();
     const records = inputs.map((input) => buildFact(input, now));
@@ -58,7 +59,7 @@ export class FactStore {
     return fact;
   }
 
-  list(query: FactListQuery): Promise<Fact[]> {
+  list(query: WithUser<FactListQuery>): Promise<Fact[]> {
     return listFacts(this.ctx.db, query);
   }
 
