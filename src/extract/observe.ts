@@ -16,6 +16,7 @@ import type { ResolvedExtraction } from './resolve-extraction.js';
 import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
+import type { Fact } from '../schema/fact.js';
 import type { Turn } from '../schema/turn.js';
 import { buildTurn } from '../turns/build-turn.js';
 import { indexedText } from '../search/indexed-text.js';
@@ -122,8 +123,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   costUsd += decided.costUsd;
   const now = ctx.now();
   const plan = planFactWrites(decided.decisions, { userId, sessionId, now, mode: deps.options.facts.mergeMode });
-  const finalVectors = await embedTexts(ctx, plan.embed.map((f) => f.text));
-  const vectorOf = new Map(plan.embed.map((f, i) => [f.id, finalVectors[i]!]));
+  const vectorOf = await storedVectors(ctx, plan.embed, new Map(extracted.map((f, i) => [f.text, vectors[i]!])));
   // The profile proposal comes before the write, so the whole turn is one commit (one `change`).
   const changedFacts = plan.embed.map((f) => f.text);
   const profile = changedFacts.length ? await proposeProfile(ctx, { llm: deps.llm, options: deps.options, signal: deps.signal }, userId, changedFacts) : undefined;
@@ -170,6 +170,18 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
     result.detail = refusal;
   }
   return result;
+}
+
+/**
+ * The vector each fact to store is written with. A fact stored with the text
+ * it was extracted with reuses the vector the merge search embedded; only a
+ * text the merge changed (an LLM-composed one) is embedded here.
+ */
+async function storedVectors(ctx: EngineContext, facts: readonly Fact[], embedded: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+  const fresh = [...new Set(facts.map((f) => f.text).filter((text) => !embedded.has(text)))];
+  const freshVectors = await embedTexts(ctx, fresh);
+  const byText = new Map([...embedded, ...fresh.map((text, i) => [text, freshVectors[i]!] as const)]);
+  return new Map(facts.map((f) => [f.id, byText.get(f.text)!]));
 }
 
 /** The exchange as turn records (empty sides left out) and their vectors, built before the commit (embedding is not transactional work). */
