@@ -10,7 +10,7 @@ import type { WithUser } from '../schema/default-user.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
 import type { CallFailure } from '../llm/call-llm.js';
-import { captureKey, captureRefusal, readCaptureState } from './capture.js';
+import { captureKey, captureRefusal, readCaptureState, type CaptureRefusal } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { proposeProfile, writeProfileFields } from './profile-sync.js';
@@ -130,7 +130,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   costUsd += profile?.costUsd ?? 0;
 
   const { db } = ctx;
-  let refusal: string | null = null;
+  let refusal: CaptureRefusal | null = null;
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
   checkCaller();
@@ -149,7 +149,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
     if (stage1.value.hasEpisode) {
       refusal = await captureRefusal(db, userId, next, deps.options.capture, now);
       if (refusal) {
-        await db.events.add({ type: 'capture', userId, at: now, data: { skipped: true, reason: refusal } });
+        await db.events.add({ type: 'capture', userId, at: now, data: { skipped: true, reason: refusal.detail } });
       } else {
         const payload: EpisodeJobPayload = { userId, sessionId, user: input.user, assistant: input.assistant };
         const queued = deps.queue.newJob(newId(), EPISODE_JOB, userId, payload);
@@ -166,8 +166,9 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   const result: ObserveResult = { facts: plan.counts, turns, episodeScheduled: !!job, costUsd };
   if (!stage1.value.hasEpisode) result.reason = 'no_episode';
   else if (refusal) {
-    result.reason = (refusal as string).startsWith('daily cap') ? 'capture_daily_cap' : 'capture_cooldown';
-    result.detail = refusal;
+    const { reason, detail } = refusal as CaptureRefusal;
+    result.reason = reason;
+    result.detail = detail;
   }
   return result;
 }
