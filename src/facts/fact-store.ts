@@ -107,10 +107,10 @@ export class FactStore {
 
   /**
    * The stored facts among `ids`, inside the caller's transaction. One get
-   * per id is one IndexedDB request each (about 0.5 s per 10,000 in
-   * Chromium), so the keys between the smallest and the largest id are read
-   * first in one request: unless that range holds many more keys than the
-   * batch, it tells which ids exist, and only those are read.
+   * per id is one IndexedDB request each (a round trip apiece), so the keys
+   * between the smallest and the largest id are read first in one request:
+   * unless that range holds many more keys than the batch, it tells which
+   * ids exist, and only those are read.
    */
   private async storedFacts(ids: string[]): Promise<Map<string, Fact>> {
     if (ids.length === 0) return new Map();

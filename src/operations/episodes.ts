@@ -7,7 +7,7 @@ import { withDefaultUser } from '../schema/default-user.js';
 import { episodeInputSchema, episodePatchSchema } from '../schema/episode.js';
 import { episodeListQuerySchema } from '../schema/query.js';
 import { sequenceOptionsSchema } from '../schema/sequence-options.js';
-import { defineOperation, param } from './operation.js';
+import { byIdOperation, defineOperation, listOperation, param, updateOperation } from './operation.js';
 
 /** `episodes.list` and a live list of episodes (facade/live-spec.ts) take this. */
 export const episodeListQuery = withDefaultUser(episodeListQuerySchema);
@@ -19,41 +19,16 @@ export const addEpisode = defineOperation({
   handler: async ({ ctx }, [input]) => (await writeEpisode(ctx, input)).episode,
 });
 
-export const getEpisode = defineOperation({
-  method: 'episodes.get',
-  name: 'get an episode',
-  input: [param(idSchema, 'id')],
-  handler: ({ episodes }, [id]) => episodes.get(id),
-});
+export const getEpisode = byIdOperation('episodes.get', 'get an episode', ({ episodes }, id) => episodes.get(id));
 
-export const listEpisodes = defineOperation({
-  method: 'episodes.list',
-  name: 'list episodes',
-  input: [param(episodeListQuery)],
-  handler: ({ episodes }, [query]) => episodes.list(query),
-});
+export const listEpisodes = listOperation('episodes.list', 'list episodes', episodeListQuery, ({ episodes }, query) => episodes.list(query));
 
-export const updateEpisode = defineOperation({
-  method: 'episodes.update',
-  name: 'update an episode',
-  input: [param(idSchema, 'id'), param(episodePatchSchema)],
-  handler: ({ episodes }, [id, patch]) => episodes.update(id, patch),
-});
+export const updateEpisode = updateOperation('episodes.update', 'update an episode', episodePatchSchema, ({ episodes }, id, patch) => episodes.update(id, patch));
 
-export const deleteEpisode = defineOperation({
-  method: 'episodes.delete',
-  name: 'delete an episode',
-  input: [param(idSchema, 'id')],
-  handler: ({ episodes }, [id]) => episodes.delete(id),
-});
+export const deleteEpisode = byIdOperation('episodes.delete', 'delete an episode', ({ episodes }, id) => episodes.delete(id));
 
 /** The arc this episode belongs to: ancestors root-first, the episode, then its descendants by start time. */
-export const chainOfEpisode = defineOperation({
-  method: 'episodes.chain',
-  name: 'read a chain',
-  input: [param(idSchema, 'id')],
-  handler: ({ episodes }, [id]) => episodes.chain(id),
-});
+export const chainOfEpisode = byIdOperation('episodes.chain', 'read a chain', ({ episodes }, id) => episodes.chain(id));
 
 /** Chronological replay of a topic (see recall/sequence.ts). */
 export const replayTopic = defineOperation({
@@ -63,12 +38,7 @@ export const replayTopic = defineOperation({
   handler: ({ episodes }, [topic, options]) => episodes.sequence(topic, options),
 });
 
-export const childrenOfEpisode = defineOperation({
-  method: 'episodes.children',
-  name: 'list children',
-  input: [param(idSchema, 'id')],
-  handler: ({ episodes }, [id]) => episodes.children(id),
-});
+export const childrenOfEpisode = byIdOperation('episodes.children', 'list children', ({ episodes }, id) => episodes.children(id));
 
 /** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (lifecycle/close-episode.ts). */
 export const closeAnEpisode = defineOperation({

@@ -2,11 +2,10 @@
 import * as z from 'zod/mini';
 import type { EngineParts } from '../engine/parts.js';
 import { addFactMerging } from '../extract/add-fact-merging.js';
-import { idSchema } from '../schema/common.js';
 import { withDefaultUser, type WithUser } from '../schema/default-user.js';
 import { addManyOptionsSchema, addOptionsSchema, factInputSchema, factPatchSchema, type Fact, type FactInput } from '../schema/fact.js';
 import { factListQuerySchema } from '../schema/query.js';
-import { defineOperation, param } from './operation.js';
+import { byIdOperation, defineOperation, listOperation, param, updateOperation } from './operation.js';
 
 const factInput = withDefaultUser(factInputSchema);
 /** `facts.list` and a live list of facts (facade/live-spec.ts) take this. */
@@ -34,41 +33,16 @@ export const addFacts = defineOperation({
   },
 });
 
-export const getFact = defineOperation({
-  method: 'facts.get',
-  name: 'get a fact',
-  input: [param(idSchema, 'id')],
-  handler: ({ facts }, [id]) => facts.get(id),
-});
+export const getFact = byIdOperation('facts.get', 'get a fact', ({ facts }, id) => facts.get(id));
 
-export const listFacts = defineOperation({
-  method: 'facts.list',
-  name: 'list facts',
-  input: [param(factListQuery)],
-  handler: ({ facts }, [query]) => facts.list(query),
-});
+export const listFacts = listOperation('facts.list', 'list facts', factListQuery, ({ facts }, query) => facts.list(query));
 
-export const updateFact = defineOperation({
-  method: 'facts.update',
-  name: 'update a fact',
-  input: [param(idSchema, 'id'), param(factPatchSchema)],
-  handler: ({ facts }, [id, patch]) => facts.update(id, patch),
-});
+export const updateFact = updateOperation('facts.update', 'update a fact', factPatchSchema, ({ facts }, id, patch) => facts.update(id, patch));
 
-export const deleteFact = defineOperation({
-  method: 'facts.delete',
-  name: 'delete a fact',
-  input: [param(idSchema, 'id')],
-  handler: ({ facts }, [id]) => facts.delete(id),
-});
+export const deleteFact = byIdOperation('facts.delete', 'delete a fact', ({ facts }, id) => facts.delete(id));
 
 /** Every version of a fact, oldest first. */
-export const factHistory = defineOperation({
-  method: 'facts.history',
-  name: 'read fact history',
-  input: [param(idSchema, 'id')],
-  handler: ({ facts }, [id]) => facts.history(id),
-});
+export const factHistory = byIdOperation('facts.history', 'read fact history', ({ facts }, id) => facts.history(id));
 
 export const FACT_OPERATIONS = [addFact, addFacts, getFact, listFacts, updateFact, deleteFact, factHistory] as const;
 

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { EngineParts } from '../engine/parts.js';
+import { idSchema } from '../schema/common.js';
 
 /**
  * One parameter of a public method: its schema (defaults applied by zod),
@@ -69,4 +70,24 @@ export function defineOperation<const M extends string, const P extends readonly
 /** A parameter: `param(idSchema, 'id')`. */
 export function param<S extends z.ZodMiniType>(schema: S, label?: string): Param<S> {
   return label === undefined ? { schema } : { schema, label };
+}
+
+/** An operation on one record by its id (`episodes.get`, `facts.delete`, ...): its one parameter is the id. */
+export function byIdOperation<const M extends string, R>(method: M, name: string, run: (parts: EngineParts, id: string) => Promise<R>) {
+  return defineOperation({ method, name, input: [param(idSchema, 'id')], handler: (parts, [id]) => run(parts, id) });
+}
+
+/** Lists one user's records of a kind (`episodes.list`, ...): its one parameter is the query. */
+export function listOperation<const M extends string, S extends z.ZodMiniType, R>(method: M, name: string, query: S, run: (parts: EngineParts, query: z.output<S>) => Promise<R>) {
+  return defineOperation({ method, name, input: [param(query)], handler: (parts, [q]) => run(parts, q) });
+}
+
+/** Changes one record by its id (`episodes.update`, ...): the id, then the patch. */
+export function updateOperation<const M extends string, S extends z.ZodMiniType, R>(
+  method: M,
+  name: string,
+  patch: S,
+  run: (parts: EngineParts, id: string, patch: z.output<S>) => Promise<R>,
+) {
+  return defineOperation({ method, name, input: [param(idSchema, 'id'), param(patch)], handler: (parts, [id, p]) => run(parts, id, p) });
 }

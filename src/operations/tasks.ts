@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { idSchema, userIdSchema } from '../schema/common.js';
 import { withDefaultUser } from '../schema/default-user.js';
 import { stepInputSchema, taskContextSchema, taskOutcomeSchema, taskQuerySchema, taskStartSchema } from '../schema/task.js';
-import { defineOperation, param } from './operation.js';
+import { byIdOperation, defineOperation, listOperation, param } from './operation.js';
 
 /** `tasks.list` and a live list of tasks (facade/live-spec.ts) take this. */
 export const taskListQuery = withDefaultUser(
@@ -34,20 +34,10 @@ export const completeTask = defineOperation({
   handler: ({ tasks }, [taskId, outcome]) => tasks.complete(taskId, outcome),
 });
 
-export const getTask = defineOperation({
-  method: 'tasks.get',
-  name: 'get a task',
-  input: [param(idSchema, 'id')],
-  handler: ({ tasks }, [taskId]) => tasks.get(taskId),
-});
+export const getTask = byIdOperation('tasks.get', 'get a task', ({ tasks }, taskId) => tasks.get(taskId));
 
 /** Tasks of a user, newest first (for the inspector). */
-export const listTasks = defineOperation({
-  method: 'tasks.list',
-  name: 'list tasks',
-  input: [param(taskListQuery)],
-  handler: ({ tasks }, [query]) => tasks.list(query.userId, query.limit),
-});
+export const listTasks = listOperation('tasks.list', 'list tasks', taskListQuery, ({ tasks }, query) => tasks.list(query.userId, query.limit));
 
 export const relevantTasks = defineOperation({
   method: 'tasks.relevant',

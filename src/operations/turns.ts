@@ -1,9 +1,8 @@
 /** The turn operations: conversation messages kept as they were said (turns/). */
 import * as z from 'zod/mini';
-import { idSchema } from '../schema/common.js';
 import { withDefaultUser } from '../schema/default-user.js';
 import { MAX_TURNS_PER_CALL, turnInputSchema, turnListQuerySchema } from '../schema/turn.js';
-import { defineOperation, param } from './operation.js';
+import { byIdOperation, defineOperation, listOperation, param } from './operation.js';
 
 const turnInput = withDefaultUser(turnInputSchema);
 /** `turns.list` and a live list of turns (facade/live-spec.ts) take this. */
@@ -24,25 +23,10 @@ export const addTurns = defineOperation({
   handler: ({ turns }, [inputs]) => turns.add(inputs, 'turns.addMany'),
 });
 
-export const getTurn = defineOperation({
-  method: 'turns.get',
-  name: 'get a turn',
-  input: [param(idSchema, 'id')],
-  handler: ({ turns }, [id]) => turns.get(id),
-});
+export const getTurn = byIdOperation('turns.get', 'get a turn', ({ turns }, id) => turns.get(id));
 
-export const listTurns = defineOperation({
-  method: 'turns.list',
-  name: 'list turns',
-  input: [param(turnListQuery)],
-  handler: ({ turns }, [query]) => turns.list(query),
-});
+export const listTurns = listOperation('turns.list', 'list turns', turnListQuery, ({ turns }, query) => turns.list(query));
 
-export const deleteTurn = defineOperation({
-  method: 'turns.delete',
-  name: 'delete a turn',
-  input: [param(idSchema, 'id')],
-  handler: ({ turns }, [id]) => turns.delete(id),
-});
+export const deleteTurn = byIdOperation('turns.delete', 'delete a turn', ({ turns }, id) => turns.delete(id));
 
 export const TURN_OPERATIONS = [addTurn, addTurns, getTurn, listTurns, deleteTurn] as const;
