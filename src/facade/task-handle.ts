@@ -1,9 +1,19 @@
 import { ValidationError } from '../errors.js';
-import type { EngineRemote } from '../rpc/engine-remote.js';
 import { parseInput } from '../schema/parse.js';
-import { stepInputSchema, taskOutcomeSchema, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
+import { stepInputSchema, taskOutcomeSchema, type ParsedOutcome, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
 import type { CompletedTask } from '../tasks/task-store.js';
 import { checkOutcome, checkStep } from '../tasks/limits.js';
+
+/**
+ * What a task handle sends the engine: the two task operations of
+ * src/operations/tasks.ts. Spelled out here so that the public `Task` type
+ * does not carry the whole operation table; the facade passes the engine's
+ * dispatcher, which the compiler checks against it.
+ */
+export interface TaskEngine {
+  'task.flush'(args: [taskId: string, steps: ReturnType<typeof stepInputSchema.parse>[]]): Promise<number>;
+  'task.complete'(args: [taskId: string, outcome: ParsedOutcome]): Promise<CompletedTask>;
+}
 
 /**
  * A running agent task. `log()` numbers steps in call order and buffers them;
@@ -22,7 +32,7 @@ export class Task {
   private completed = false;
 
   constructor(
-    private readonly engine: EngineRemote,
+    private readonly engine: TaskEngine,
     record: TaskRecord,
     private readonly options: { flushAt: number; flushIntervalMs: number },
   ) {

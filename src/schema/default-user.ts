@@ -4,6 +4,9 @@ import { DEFAULT_USER_ID, userIdSchema } from './common.js';
 /** A parsed input whose user is known: the operation's schema filled it in (see `withDefaultUser`). */
 export type WithUser<T> = T & { userId: string };
 
+/** A schema whose parsed value always has a user; its input is `S`'s own. */
+export type DefaultUserSchema<S extends z.ZodMiniObject> = z.ZodMiniType<WithUser<z.output<S>>, z.input<S>>;
+
 /**
  * `schema` with its optional `userId` defaulted to `DEFAULT_USER_ID` by zod
  * while it parses. The operations' input schemas (src/operations/) are built
@@ -11,7 +14,7 @@ export type WithUser<T> = T & { userId: string };
  * handler receives a `userId`. Strictness and refinements are kept
  * (`z.safeExtend`); the input type is the schema's own, `userId` optional.
  */
-export function withDefaultUser<S extends z.ZodMiniObject>(schema: S): z.ZodMiniType<WithUser<z.output<S>>, z.input<S>> {
+export function withDefaultUser<S extends z.ZodMiniObject>(schema: S): DefaultUserSchema<S> {
   return z.safeExtend(schema, { userId: z._default(userIdSchema, DEFAULT_USER_ID) } as never) as never;
 }
 
