@@ -4,7 +4,7 @@ import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JobHandler, JobQueue } from '../jobs/queue.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { WithUser } from '../schema/default-user.js';
 import {
   taskOutcomeSchema,
   type ParsedOutcome,
@@ -114,11 +114,11 @@ export class TaskStore {
     this.index.load(tasks.map((t) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? stored.get(t.id)! })));
   }
 
-  async start(input: z.output<typeof taskStartSchema>): Promise<TaskRecord> {
+  async start(input: WithUser<z.output<typeof taskStartSchema>>): Promise<TaskRecord> {
     checkDescription(input.description);
     const task: TaskRecord = {
       id: newId(),
-      userId: input.userId ?? DEFAULT_USER_ID,
+      userId: input.userId,
       description: input.description,
       type: input.type,
       context: input.context,

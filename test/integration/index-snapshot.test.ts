@@ -874,13 +874,13 @@ describe('index snapshot', () => {
       });
     }
     // A write before the save: the log's row for it goes once the snapshot is past it.
-    await db.facts.put(buildFact({ text: 'before the save', id: 'before' }, 1));
+    await db.facts.put(buildFact({ userId: 'default', text: 'before the save', id: 'before' }, 1));
     const began = db.writeMark.committed;
     const stamp = { id: embedder.id, dimension: embedder.dimension };
     let paces = 0;
     const saved = await saveSnapshot(db, index, blocks, stamp, began, null, async () => {
       // Mid-page: a write commits (another engine's, or this one's own).
-      if (++paces === 1) await db.facts.put(buildFact({ text: 'written during the save', id: 'during' }, 2));
+      if (++paces === 1) await db.facts.put(buildFact({ userId: 'default', text: 'written during the save', id: 'during' }, 2));
     });
     expect(paces).toBeGreaterThan(1);
     expect(db.writeMark.committed).not.toBe(began);
@@ -901,7 +901,7 @@ describe('index snapshot', () => {
     const again = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
       if (gapped) return;
       gapped = true;
-      await db.facts.put(buildFact({ text: 'unlogged', id: 'gap' }, 3));
+      await db.facts.put(buildFact({ userId: 'default', text: 'unlogged', id: 'gap' }, 3));
       await db.indexLog.clear();
     });
     expect(again).toBe(false);

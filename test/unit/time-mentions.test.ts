@@ -48,7 +48,7 @@ describe('timeMentions: relative times resolved against when the memory was writ
 });
 
 describe('formatContext shows the date a relative time means', () => {
-  const fact = buildFact({ text: 'Went to a support group yesterday; camping next month, and the move was last week, two years ago was Lisbon', createdAt: MONDAY }, MONDAY);
+  const fact = buildFact({ userId: 'default', text: 'Went to a support group yesterday; camping next month, and the move was last week, two years ago was Lisbon', createdAt: MONDAY }, MONDAY);
   const times = timeMentions(fact.text, MONDAY);
 
   it('after each mention, counted from the memory date in the zone it renders in', () => {
