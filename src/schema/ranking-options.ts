@@ -19,6 +19,9 @@ import * as z from 'zod/mini';
  * bench/locomo.ts): relevance dominates; importance, recency and pins break
  * near-ties.
  */
+/** A per-type multiplier: finite and bounded, as every ranking number is (zod's numbers are finite already). */
+const multiplier = z.number().check(z.gte(0), z.lte(100));
+
 /** The scoring itself is search/ranking.ts. */
 export const rankingOptionsSchema = z.strictObject({
   weights: z.optional(z.partial(z.strictObject({
@@ -27,10 +30,13 @@ export const rankingOptionsSchema = z.strictObject({
     recency: z.number().check(z.gte(0), z.lte(100)),
     pinned: z.number().check(z.gte(0), z.lte(100)),
   }))),
-  /** Half-life of the recency signal, in days. */
-  halfLifeDays: z.optional(z.number().check(z.positive(), z.lte(100_000))),
-  /** Multiplier per memory type (all equal by default). */
-  sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)), turn: z.number().check(z.gte(0)) }))),
+  /** Half-life of the recency signal, in days (at least a thousandth of a day, about 86 s). */
+  halfLifeDays: z.optional(z.number().check(z.gte(0.001), z.lte(100_000))),
+  /**
+   * Multiplier per memory type (all equal by default), from 0 to 100: every
+   * range here is bounded so that no score can overflow to Infinity.
+   */
+  sourceWeights: z.optional(z.partial(z.strictObject({ episode: multiplier, fact: multiplier, turn: multiplier }))),
   /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
   denseWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
   /**
