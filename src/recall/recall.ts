@@ -5,7 +5,7 @@ import { DEFAULT_USER_ID } from '../schema/common.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
 import { toEpochMs, type RecallOptions } from '../schema/query.js';
-import { rankingFor, type ScoreParts } from '../search/ranking.js';
+import { rankingFor, type Ranking, type ScoreParts } from '../search/ranking.js';
 import type { TimeMention } from '../schema/time-mention.js';
 import type { AccessTimes } from './access-times.js';
 import { capPerSession } from './session-cap.js';
@@ -49,24 +49,27 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
   const text = { vector: vector!, text: named.text };
   const ranking = rankingFor(ctx.ranking, query, named.speakers);
   const cap = options.maxPerSession;
+  // How far above its own score a turn carried from a memory outside the fetched hits can end (turn-context.ts).
+  const carry = ctx.index.hasTurns(userId) ? carryFactor(ranking) : 0;
   let out: RecallHit[] = [];
-  // With a per-session cap, the best `fetch` are ranked and capped, and `fetch` grows until the k kept are certain:
-  // every memory not fetched scores at most the last fetched one (and a turn it carries, less).
-  for (let fetch = cap === undefined ? k : k * CAP_FETCH_FACTOR; ; fetch = Math.min(fetch * CAP_FETCH_FACTOR, MAX_CAP_FETCH)) {
+  // The best `fetch` are ranked (turns carried, sessions capped), and `fetch` grows until the k kept are certain:
+  // every memory not fetched scores at most the last fetched one, and a turn it carries at most `carry` times that.
+  let fetch = cap !== undefined ? k * CAP_FETCH_FACTOR : carry < 1 ? k : 2 * k;
+  for (; ; fetch = Math.min(fetch * CAP_FETCH_FACTOR, MAX_FETCH)) {
     const hits = ctx.index.search(userId, text, { k: fetch, ...filter, ranking, now: ctx.now() });
     const records = await readHits(ctx, hits);
     // A record deleted by another tab since the index saw it is simply skipped.
     let ranked: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
     // Turns can be ranked by the turns before them in their session (turn-context.ts).
     if (ranked.some((hit) => hit.memory.type === 'turn')) ranked = await carryToFollowingTurns(ctx, userId, text, ranked, filter, fetch, ranking);
-    if (cap === undefined) {
-      out = ranked;
-      break;
-    }
-    out = capPerSession(ranked, cap, k);
+    out = cap === undefined ? ranked.slice(0, k) : capPerSession(ranked, cap, k);
     const everything = hits.length < fetch;
-    const certain = out.length === k && out[k - 1]!.score > hits[hits.length - 1]!.score;
-    if (everything || certain || fetch === MAX_CAP_FETCH) break;
+    // Uncapped, `out` holds the k best of a superset of the hits, so a memory not fetched (after the last hit in score
+    // then id order) is after them too, and only a carried score can pass them; capped, a held-back hit leaves the
+    // last places to memories that may tie the last hit, so those must be strictly above it.
+    const last = hits[hits.length - 1]?.score ?? 0;
+    const certain = out.length === k && out[k - 1]!.score > last * (cap === undefined ? carry : Math.max(1, carry));
+    if (everything || certain || fetch === MAX_FETCH) break;
   }
   // The relative times were resolved when the memory was indexed (search/index-doc.ts); each hit gets its own copy.
   for (const hit of out) {
@@ -85,8 +88,22 @@ export async function recall(ctx: EngineContext, access: AccessTimes, query: str
 
 /** How much further than k a capped recall looks at first, and how much further each time the k kept are not yet certain. */
 const CAP_FETCH_FACTOR = 4;
-/** The most memories a capped recall ranks (one read of their records): past that it keeps what it found. */
-const MAX_CAP_FETCH = 4_000;
+/** The most memories a recall ranks (one read of their records): past that it keeps what it found. */
+const MAX_FETCH = 4_000;
+
+/**
+ * The most a turn carried from memory m can score, as a multiple of m's own
+ * score: `previousTurnWeight` × the turn's own boosts, which the carried
+ * score is multiplied by (the time boost of a question about time, a
+ * named speaker's). m's own boosts are divided out first, so they only
+ * lower it; a time window of the query is part of m's score and travels
+ * with it unchanged (turn-context.ts).
+ */
+function carryFactor(ranking: Ranking): number {
+  const time = ranking.timeBoost > 0 ? 1 + ranking.timeBoost : 1;
+  const speaker = ranking.speakerBoost > 0 && ranking.namedSpeakers.size > 0 ? 1 + ranking.speakerBoost : 1;
+  return ranking.previousTurnWeight * time * speaker;
+}
 
 async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: string }[]): Promise<(MemoryRecord | undefined)[]> {
   const { db } = ctx;

@@ -382,6 +382,11 @@ export class MemoryIndex {
     return speakers.length === 0 ? { speakers: [], text: query } : namedSpeakers(query, speakers);
   }
 
+  /** Whether `userId` has turns (every turn has a speaker: search/row-signals.ts counts the rows of each). */
+  hasTurns(userId: string): boolean {
+    return this.users.get(userId)?.signals.speakers().length ? true : false;
+  }
+
   /** Pure dense neighbours of a vector within one user (dedup, chaining, merge checks). */
   nearest(userId: string, vector: Float32Array, k: number, accept?: (doc: IndexDoc) => boolean): { id: string; score: number }[] {
     const user = this.users.get(userId);
