@@ -99,7 +99,7 @@ export interface ScoreParts {
   keyword: number;
   /** The dense + keyword fusion the other parts are added to. */
   relevance: number;
-  /** 0.5^(age / halfLife), age since last update or access. */
+  /** 0.5^(age / halfLife), age since the memory's own time (`createdAt`) or the last recall that returned it, whichever is later (search/index-doc.ts `recencyClockOf`). */
   recency: number;
   importance: number;
   /** 1 when pinned, else 0. */
