@@ -96,6 +96,7 @@ export class Memory {
       lifecycle: opts.lifecycle,
       ranking: opts.ranking,
       indexSnapshot: opts.indexSnapshot,
+      timeZone: opts.timeZone,
       extraction: opts.extraction,
       facts: opts.facts,
       capture: opts.capture,

@@ -4,14 +4,16 @@ import * as z from 'zod/mini';
  * How recall turns its signals into one score:
  *
  *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
- *   score     = source[type] · time · speaker · ( w.similarity · relevance
+ *   score     = source[type] · time · speaker · window · ( w.similarity · relevance
  *                                         + w.importance · importance
  *                                         + w.recency    · 0.5^(age / halfLife)
  *                                         + w.pinned     · pinned )
  *
  * where `time` is 1 + timeQuestionBoost for a memory that gives a relative
  * time when the query asks about time, else 1, and `speaker` is
- * 1 + speakerBoost for a turn whose speaker the query names, else 1.
+ * 1 + speakerBoost for a turn whose speaker the query names, else 1, and
+ * `window` is 1 + timeWindowBoost for a memory inside a time window the
+ * query names, else 1.
  *
  * `keyword` is the BM25 score divided by the best BM25 score for the query
  * among the memories that pass recall's filters (not among some candidate
@@ -64,5 +66,16 @@ export const rankingOptionsSchema = z.strictObject({
    * (the query is matched with the names in it, and no turn is boosted).
    */
   speakerBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
+  /**
+   * When a query names a time ("on May 8th", "last week", "this morning")
+   * or sessions ("our first conversation"), a memory inside that window
+   * (by its own time, a time its text gives, or its session) scores
+   * (1 + this) times as much, so the window's memories rank first unless
+   * one outside matches far better (recall's `time: 'filter'` keeps only
+   * them). Default 2 (chosen on bench:time and LoCoMo dev: see
+   * bench/time.ts); 0 turns the boost off (the time words still leave the
+   * query's words).
+   */
+  timeWindowBoost: z.optional(z.number().check(z.gte(0), z.lte(100))),
 });
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

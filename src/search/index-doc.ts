@@ -57,6 +57,12 @@ export function recencyClockOf(record: { createdAt: number; updatedAt: number; l
   return record.lastAccessedAt > record.updatedAt ? Math.max(record.createdAt, record.lastAccessedAt) : record.createdAt;
 }
 
+/** The session of a document (its `sessionId` field, which every kind of memory has; tasks have none). */
+export function sessionOf(doc: Pick<IndexDoc, 'fields'>): string | undefined {
+  const session = doc.fields.sessionId;
+  return typeof session === 'string' ? session : undefined;
+}
+
 /** The `times` of the many documents that give none: one shared empty array, not one per document. */
 export const NO_TIMES: readonly TimeMention[] = Object.freeze([]);
 

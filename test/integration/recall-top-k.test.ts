@@ -59,7 +59,7 @@ const store: fc.Arbitrary<Store> = fc.record({
 });
 
 async function build({ turns, ranking }: Store): Promise<Memory> {
-  const m = await openMemory({ ranking, clock: () => NOW });
+  const m = await openMemory({ ranking, clock: () => NOW, timeZone: 'UTC' });
   opened.push(m);
   // Sessions follow each other in time (session s on days 3s..3s+2), turns of different sessions interleave in `seq`.
   await m.turns.addMany(
