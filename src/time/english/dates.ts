@@ -31,8 +31,47 @@ export function readDates(query: string, now: number): LocalWindow[] {
   for (const rule of RULES_BEFORE_CHRONO) for (const window of rule(masked, now)) keep(window);
   for (const window of chronoWindows(masked, now)) keep(window);
   for (const window of months(masked, now)) keep(window);
-  for (const window of years(masked, now)) keep(window);
-  return withQualifiers(query, joined(query, anchored(query, windows.sort((a, b) => a.start - b.start)), now)).map((w) => withLeadWords(query, w));
+  for (const window of years(masked)) keep(window);
+  return withQualifiers(query, joined(query, anchored(query, windows.sort((a, b) => a.start - b.start))).map((w) => narrowed(query, w))).map((w) => withLeadWords(query, w));
+}
+
+/**
+ * A part of a month, year or season: "early May" and "the beginning of
+ * March" its first third (in whole days), "mid-July" and "the middle of"
+ * the second, "late 2022" and "the end of" the last; "the first half of"
+ * and "the second half of"; "the first week of October" its days 1–7 (…
+ * "the fourth week" 22–28, "the last week" its last 7 days).
+ */
+function narrowed(query: string, window: LocalWindow): LocalWindow {
+  const days = Math.round((window.to - window.from) / DAY_MS);
+  if (!Number.isFinite(days) || days < 28) return window;
+  const before = query.slice(0, window.start);
+  const m =
+    /\b(?:the\s+)?(?:very\s+)?(beginning|start|middle|end)\s+of\s+(?:the\s+)?$/i.exec(before) ??
+    /\b(early|mid|late)\s*-?\s*(?:in\s+)?$/i.exec(before) ??
+    /\b(?:the\s+)?(first|second)\s+half\s+of\s+$/i.exec(before) ??
+    /\b(?:the\s+)?(first|second|third|fourth|last)\s+week\s+of\s+$/i.exec(before);
+  if (!m) return window;
+  const word = m[1]!.toLowerCase();
+  const at = (fromDay: number, toDay: number) => ({ ...window, start: m.index, from: window.from + fromDay * DAY_MS, to: window.from + toDay * DAY_MS });
+  // Whole months split by months where they divide (a year's halves are January–June and July–December).
+  const months = partsOf(window.from).day === 1 && partsOf(window.to).day === 1 ? (partsOf(window.to).year - partsOf(window.from).year) * 12 + partsOf(window.to).month - partsOf(window.from).month : 0;
+  const parts = /half/i.test(m[0]) ? 2 : /week/i.test(m[0]) ? 0 : 3;
+  if (parts > 0 && months >= parts && months % parts === 0) {
+    const index = word === 'first' || word === 'beginning' || word === 'start' || word === 'early' ? 0 : parts === 2 || word === 'end' || word === 'late' ? parts - 1 : 1;
+    const from = addMonths(window.from, (months / parts) * index);
+    return { ...window, start: m.index, from, to: addMonths(from, months / parts) };
+  }
+  const third = Math.round(days / 3);
+  if (/half/i.test(m[0])) return word === 'first' ? at(0, Math.round(days / 2)) : at(Math.round(days / 2), days);
+  if (/week/i.test(m[0])) {
+    if (word === 'last') return at(days - 7, days);
+    const n = ['first', 'second', 'third', 'fourth'].indexOf(word);
+    return at(7 * n, 7 * n + 7);
+  }
+  if (word === 'beginning' || word === 'start' || word === 'early') return at(0, third);
+  if (word === 'middle' || word === 'mid') return at(third, days - third);
+  return at(days - third, days);
 }
 
 /** The window's words with the ones that only lead into it ("earlier today", "roughly 3 weeks ago", "back in May"): none of them is what the question is about. */
@@ -41,7 +80,7 @@ function withLeadWords(query: string, window: LocalWindow): LocalWindow {
   for (let m = LEAD_WORD.exec(query.slice(0, start)); m; m = LEAD_WORD.exec(query.slice(0, start))) start = m.index;
   return start === window.start ? window : { ...window, start };
 }
-const LEAD_WORD = /\b(earlier|later|so far|on|in|at|during|over|of|back|around|roughly|approximately|nearly|almost|exactly|just|sometime|some time)\s+$/i;
+const LEAD_WORD = /\b(earlier|later|so far|on|in|at|during|over|of|the|back|around|roughly|approximately|nearly|almost|exactly|just|sometime|some time|first thing)\s+$/i;
 
 /**
  * A time counted from a date rather than from now: "the Sunday before
@@ -105,6 +144,15 @@ const lastUnits: Rule = (text, now) =>
     return { start: m.index, end: m.index + m[0].length, from, to: now + 1 };
   });
 
+/** "over the past week", "in the last month", "during the past year": that long back from now (a plain "last week" is the calendar week). */
+const lastUnit: Rule = (text, now) =>
+  [...matches(/\b(?:(?:in|over|during|within|for|from)\s+)?(?:the|this)\s+(?:last|past)\s+(day|week|month|year)\b(?!\s+(?:before|of)\b)/gi, text)].map((m) => {
+    const unit = m[1]!.toLowerCase();
+    const today = startOfDay(now);
+    const from = unit === 'day' ? now - DAY_MS : unit === 'week' ? today - 7 * DAY_MS : unit === 'month' ? addMonths(today, -1) : addMonths(today, -12);
+    return { start: m.index, end: m.index + m[0].length, from, to: now + 1 };
+  });
+
 /** "the week before last", "the month before last", "the year before last". */
 const beforeLast: Rule = (text, now) =>
   [...matches(/\b(?:the\s+)?(week|month|year)\s+before\s+last\b/gi, text)].map((m) => ({
@@ -156,20 +204,52 @@ const seasons: Rule = (text, now) =>
     return [{ start: m.index, end: m.index + m[0].length, from, to: addMonths(from, 3), ...(year ? {} : { yearImplied: !which }) }];
   });
 
-/** "on the 18th": that day of the latest month that has had it by now. */
+const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** "on the 18th", "Saturday the 8th": that day of the latest month that has had it by now (and where it is that weekday). */
 const dayOfMonth: Rule = (text, now) =>
-  [...matches(/\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)/gi, text)].flatMap((m) => {
-    const day = Number(m[1]);
+  [...matches(/\b(?:on\s+(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s*,?\s+)?|(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s*,?\s+)the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)/gi, text)].flatMap((m) => {
+    const day = Number(m[3]);
+    const name = (m[1] ?? m[2])?.toLowerCase();
     if (day < 1 || day > 31) return [];
     const today = partsOf(now);
-    for (let back = 0; back < 12; back++) {
+    for (let back = 0; back < 24; back++) {
       const from = localMs(today.year, today.month - back, day);
-      if (partsOf(from).day === day && from <= now) return [{ start: m.index, end: m.index + m[0].length, from, to: from + DAY_MS }];
+      if (partsOf(from).day !== day || from > now) continue;
+      if (name && WEEKDAY_NAMES[weekdayOf(from)] !== name) continue;
+      return [{ start: m.index, end: m.index + m[0].length, from, to: from + DAY_MS }];
     }
     return [];
   });
 
-const RULES_BEFORE_CHRONO: Rule[] = [lastUnits, beforeLast, unitsBack, seasons, dayOfMonth];
+/** Holidays on fixed days, and Thanksgiving (the fourth Thursday of November): the latest one by now, or the year's when one is given. */
+const HOLIDAYS: [RegExp, number, number][] = [
+  [/christmas\s+eve/, 12, 24],
+  [/christmas(?:\s+day)?|xmas/, 12, 25],
+  [/new\s+year'?s\s+eve/, 12, 31],
+  [/new\s+year'?s(?:\s+day)?/, 1, 1],
+  [/valentine'?s(?:\s+day)?/, 2, 14],
+  [/halloween/, 10, 31],
+  [/(?:the\s+)?(?:fourth|4th)\s+of\s+july|independence\s+day/, 7, 4],
+  [/thanksgiving(?:\s+day)?/, 11, 0],
+];
+const holidays: Rule = (text, now) =>
+  [...matches(/\b(?:(last|this)\s+)?(christmas\s+eve|christmas(?:\s+day)?|xmas|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|(?:the\s+)?(?:fourth|4th)\s+of\s+july|independence\s+day|thanksgiving(?:\s+day)?)(?:\s*,?\s+((?:19|20)\d\d))?\b/gi, text)].flatMap((m) => {
+    const name = m[2]!.toLowerCase();
+    const [, month, fixed] = HOLIDAYS.find(([pattern]) => new RegExp(`^(?:${pattern.source})$`).test(name)) ?? [];
+    if (!month) return [];
+    const dayIn = (year: number) => {
+      if (fixed) return localMs(year, month, fixed);
+      const first = localMs(year, 11, 1);
+      return first + (((4 - weekdayOf(first) + 7) % 7) + 21) * DAY_MS;
+    };
+    let year = m[3] ? Number(m[3]) : partsOf(now).year;
+    if (!m[3]) while (dayIn(year) > now) year--;
+    const from = dayIn(year);
+    return [{ start: m.index, end: m.index + m[0].length, from, to: from + DAY_MS, ...(m[3] || m[1] ? {} : { yearImplied: true }) }];
+  });
+
+const RULES_BEFORE_CHRONO: Rule[] = [lastUnits, lastUnit, beforeLast, unitsBack, seasons, holidays, dayOfMonth];
 
 const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
@@ -189,9 +269,8 @@ function months(text: string, now: number): LocalWindow[] {
 }
 
 /** Years alone ("in 2022", "during 2021", "back in 2019"), after chrono took the dates that have one. */
-function years(text: string, now: number): LocalWindow[] {
-  void now;
-  return [...matches(/\b(?:in|during|since|of|throughout|from|for|back in|by|before|after|until)\s+((?:19|20)\d\d)\b(?![-/.:]?\d)/gi, text)].map((m) => {
+function years(text: string): LocalWindow[] {
+  return [...matches(/\b(?:in|during|since|of|throughout|from|for|back in|by|before|after|until|early|mid|late)\s*-?\s*((?:19|20)\d\d)\b(?![-/.:]?\d)/gi, text)].map((m) => {
     const year = Number(m[1]);
     const start = m.index + m[0].length - m[1]!.length;
     return { start, end: start + 4, from: localMs(year, 1, 1), to: localMs(year + 1, 1, 1) };
@@ -211,12 +290,14 @@ const PARTS: Record<string, [number, number]> = {
 function chronoWindows(masked: string, now: number): LocalWindow[] {
   // The amount after a hedge word is misread (chrono-amounts.ts); "N units back" was read above.
   let input = withoutHedges(masked);
-  // "the evening of 7 July": chrono drops the date; read the date alone and keep the part of the day for it.
+  // "the evening of 7 July", "the week of October 9": chrono drops the date; read the date alone and widen or narrow it after.
   const partsBefore = new Map<number, { start: number; part: string }>();
-  for (const m of matches(/\b(?:the\s+)?(morning|afternoon|evening|night)\s+of\s+(?=\S)/gi, input)) {
+  for (const m of matches(/\b(?:the\s+)?(morning|afternoon|evening|night|week|weekend)\s+of\s+(?=\S)/gi, input)) {
     partsBefore.set(m.index + m[0].length, { start: m.index, part: m[1]!.toLowerCase() });
     input = input.slice(0, m.index) + ' '.repeat(m[0].length) + input.slice(m.index + m[0].length);
   }
+  // "the end of March": chrono's reading is its last day; the part of the month is read after (`narrowed`).
+  input = input.replace(/\b(?:the\s+)?(?:very\s+)?(?:beginning|start|middle|end)\s+of\s+/gi, (m) => ' '.repeat(m.length));
   const out: LocalWindow[] = [];
   for (const result of casual.parse(input, { instant: new Date(now), timezone: 0 })) {
     let window = windowOf(result, now, masked);
@@ -224,8 +305,15 @@ function chronoWindows(masked: string, now: number): LocalWindow[] {
     let start = result.index;
     const part = partsBefore.get(result.index);
     if (part && window.to - window.from === DAY_MS) {
-      const [from, to] = PARTS[part.part]!;
-      window = { ...window, from: window.from + from * HOUR_MS, to: window.from + to * HOUR_MS };
+      if (part.part === 'week') window = { ...window, ...periodOf(window.from, 'week') };
+      else if (part.part === 'weekend') {
+        // The weekend of a Saturday or Sunday is that one; of a weekday, the one that ends its week.
+        const saturday = startOfWeek(window.from) + 5 * DAY_MS;
+        window = { ...window, from: saturday, to: saturday + 2 * DAY_MS };
+      } else {
+        const [from, to] = PARTS[part.part]!;
+        window = { ...window, from: window.from + from * HOUR_MS, to: window.from + to * HOUR_MS };
+      }
       start = part.start;
     }
     // A span chrono read whole ("from June 1st through the 15th") takes its "from" or "between" (not a qualifier).
@@ -242,9 +330,7 @@ const RELATIVE_WORD = /\b(ago|last|next|this|past|previous|before|after|earlier|
 const MONTH_PREPOSITION = /\b(in|during|since|of|last|this|next|early|mid|late|until|till|before|after|from|through|by|throughout|around|about|beginning|end|start|middle)\s*-?\s*$/i;
 
 function windowOf(result: ParsedResult, now: number, text: string): { from: number; to: number; yearImplied?: boolean } | undefined {
-  const tags = result.tags();
-  const words = result.text.toLowerCase();
-  if (tags.has('casualReference/now')) return undefined;
+  if (result.tags().has('casualReference/now')) return undefined;
   if (!result.end) return windowOfComponents(result.start, result, now, text);
   // A span with its year at the end ("January 29 through February 1, 2023"): the start is in that year, or the one before.
   const end = windowOfComponents(result.end, result, now, text);
@@ -259,7 +345,6 @@ function windowOf(result: ParsedResult, now: number, text: string): { from: numb
     if (from > end.from) from = localMs(year - 1, month, day, hour, minute);
     start = { from, to: from + length };
   }
-  void words;
   if (end.to <= start.from) return undefined;
   return { from: start.from, to: Math.max(end.to, start.to), ...(start.yearImplied && end.yearImplied ? { yearImplied: true } : {}) };
 }
@@ -350,7 +435,7 @@ function weekend(words: string, now: number): { from: number; to: number } {
 }
 
 /** Two windows read as the ends of one span: "between May 8 and May 20", "from June 1st through the 15th", "May 8 - 20". */
-function joined(query: string, windows: LocalWindow[], now: number): LocalWindow[] {
+function joined(query: string, windows: LocalWindow[]): LocalWindow[] {
   const out: LocalWindow[] = [];
   for (let i = 0; i < windows.length; i++) {
     const a = windows[i]!;
@@ -382,7 +467,6 @@ function joined(query: string, windows: LocalWindow[], now: number): LocalWindow
     }
     out.push(a);
   }
-  void now;
   return out;
 }
 

@@ -29,7 +29,7 @@ export const englishTimeParser: TimeQueryParser = {
  * costs tens of microseconds a question).
  */
 const MAY_NAME_DATE =
-  /\d|\b(ago|back|yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|last|past|previous|this|next|since|weekend|week|month|year|fortnight|spring|summer|fall|autumn|winter|jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b/i;
+  /\d|\b(ago|back|yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|last|past|previous|this|next|since|weekend|week|month|year|fortnight|spring|summer|fall|autumn|winter|jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|xmas|halloween|thanksgiving|valentine'?s|independence|new year'?s)s?\b/i;
 const MAY_NAME_SESSION = /\b(session|conversation|chat|talk|call|meeting|discussion|time)s?\b/i;
 
 /**
