@@ -106,7 +106,7 @@ async function ranked(ctx: EngineContext, userId: string, text: { vector: Float3
     // A record deleted by another tab since the index saw it is simply skipped.
     let ranked: RecallHit[] = hits.flatMap((hit, i) => (records[i] ? [{ memory: records[i]!, score: hit.score, parts: hit.parts }] : []));
     // Turns can be ranked by the turns before them in their session (turn-context.ts).
-    if (ranked.some((hit) => hit.memory.type === 'turn')) ranked = await carryToFollowingTurns(ctx, userId, text, ranked, filter, fetch, ranking, now);
+    if (ranked.some((hit) => hit.memory.type === 'turn')) ranked = await carryToFollowingTurns(ctx, userId, text, ranked, filter, fetch, ranking, now, cap === undefined ? { k, carry } : undefined);
     out = cap === undefined ? ranked.slice(0, k) : capPerSession(ranked, cap, k);
     const everything = hits.length < fetch;
     // Uncapped, `out` holds the k best of a superset of the hits, so a memory not fetched (after the last hit in score

@@ -72,8 +72,8 @@ export const rankingOptionsSchema = z.strictObject({
    * (by its own time, a time its text gives, or its session) scores
    * (1 + this) times as much, so the window's memories rank first unless
    * one outside matches far better (recall's `time: 'filter'` keeps only
-   * them). Default 2 (chosen on bench:time and LoCoMo dev: see
-   * bench/time.ts); 0 turns the boost off (the time words still leave the
+   * them). Default 3 (chosen on LoCoMo dev by leave-one-conversation-out,
+   * and on bench:time: see bench/locomo.ts and bench/time.ts); 0 turns the boost off (the time words still leave the
    * query's words).
    */
   timeWindowBoost: z.optional(z.number().check(z.gte(0), z.lte(100))),

@@ -45,7 +45,7 @@ describe('sessions named in the question', () => {
     expect(sessionsOf(await m.recall('What came up in the session before last?', { k: 2, touch: false }))).toEqual(['beta']);
     const third = await m.recall('What did we chat about in the third conversation?', { k: 2, touch: false });
     expect(ids(third)).toEqual(['mid-1', 'mid-2']);
-    expect(third[0]!.parts.timeWindow).toEqual({ text: 'in the third conversation', from: START + 14 * DAY, to: START + 14 * DAY + 60_000, by: 'session', multiplier: 3 });
+    expect(third[0]!.parts.timeWindow).toEqual({ text: 'in the third conversation', from: START + 14 * DAY, to: START + 14 * DAY + 60_000, by: 'session', multiplier: 4 });
   });
 
   it('with content, that session ranks first; the others stay reachable', async () => {

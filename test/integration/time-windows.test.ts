@@ -59,7 +59,7 @@ describe('a question of nothing but a time', () => {
     const m = await seeded();
     const hits = await m.recall('What did we discuss on May 8th?', { k: 6, touch: false });
     expect(ids(hits)).toEqual(['a1', 'a2', 'a3', 'a4', 'b1', expect.any(String)]);
-    expect(hits[0]!.parts.timeWindow).toEqual({ text: 'on May 8th', from: Date.UTC(2023, 4, 8, 4), to: Date.UTC(2023, 4, 9, 4), by: 'createdAt', multiplier: 3 });
+    expect(hits[0]!.parts.timeWindow).toEqual({ text: 'on May 8th', from: Date.UTC(2023, 4, 8, 4), to: Date.UTC(2023, 4, 9, 4), by: 'createdAt', multiplier: 4 });
     // b1 (May 9) is in the window by what it says: "yesterday".
     expect(hits[4]!.parts.timeWindow?.by).toBe('mention');
     // The last place goes to the best of the rest, outside the window.
@@ -120,7 +120,7 @@ describe('content and a date', () => {
     const m = await seeded();
     const hits = await m.recall('What did Ana say about pottery on May 9?', { k: 13, touch: false });
     expect(ids(hits)[0]).toBe('b1');
-    expect(hits[0]!.parts.timeWindow).toMatchObject({ by: 'createdAt', multiplier: 3 });
+    expect(hits[0]!.parts.timeWindow).toMatchObject({ by: 'createdAt', multiplier: 4 });
     // a1 and c2 also speak of pottery, outside the window: lower, but there.
     expect(ids(hits)).toEqual(expect.arrayContaining(['a1', 'c2']));
   });

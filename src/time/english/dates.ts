@@ -80,7 +80,7 @@ function withLeadWords(query: string, window: LocalWindow): LocalWindow {
   for (let m = LEAD_WORD.exec(query.slice(0, start)); m; m = LEAD_WORD.exec(query.slice(0, start))) start = m.index;
   return start === window.start ? window : { ...window, start };
 }
-const LEAD_WORD = /\b(earlier|later|so far|on|in|at|during|over|of|the|back|around|roughly|approximately|nearly|almost|exactly|just|sometime|some time|first thing)\s+$/i;
+const LEAD_WORD = /\b(earlier|so far|on|in|at|during|over|of|the|back|around|roughly|approximately|nearly|almost|exactly|just|sometime|some time|first thing)\s+$/i;
 
 /**
  * A time counted from a date rather than from now: "the Sunday before
