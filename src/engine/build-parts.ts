@@ -18,6 +18,7 @@ import { readSnapshot } from '../search/persistence/index-snapshot.js';
 import { rebuildIndex } from '../search/persistence/rebuild-index.js';
 import { SnapshotWriter } from '../search/persistence/snapshot-writer.js';
 import { resolveRanking } from '../search/ranking.js';
+import { runtimeTimeZone } from '../time/zone.js';
 import { announcer } from '../store/announce.js';
 import { createCommit } from '../store/commit.js';
 import { EngramDatabase } from '../store/database.js';
@@ -102,6 +103,7 @@ export function buildContext(config: EngineConfig, hooks: EngineHooks, db: Engra
     index: new MemoryIndex(embedder.dimension),
     lifecycle: resolveLifecycle(config.lifecycle),
     ranking: resolveRanking(config.ranking),
+    timeZone: config.timeZone ?? runtimeTimeZone(),
     now: hooks.clock ?? Date.now,
     emit,
   };

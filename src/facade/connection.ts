@@ -21,6 +21,7 @@ export function engineConfigOf(options: MemoryOptions): EngineConfig {
     lifecycle: options.lifecycle,
     ranking: options.ranking,
     indexSnapshot: options.indexSnapshot,
+    timeZone: options.timeZone,
     extraction: options.extraction,
     facts: options.facts,
     capture: options.capture,

@@ -59,6 +59,12 @@ export const memoryOptionsSchema = z.strictObject({
   turns: z.optional(turnOptionsSchema),
   lifecycle: z.optional(lifecycleOptionsSchema),
   ranking: z.optional(rankingOptionsSchema),
+  /**
+   * The app's IANA time zone ("Europe/Lisbon"): recall reads the times a
+   * query names ("on May 8th", "yesterday evening", "last week") as that
+   * zone's calendar days. Default: the runtime's. `recall({ timeZone })` overrides it per call.
+   */
+  timeZone: engineSettingsSchema.shape.timeZone,
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),
   /**
    * Browser extensions: in a content script engram refuses to start

@@ -1,3 +1,4 @@
+import { timeZoneSchema } from './time-zone.js';
 import * as z from 'zod/mini';
 import { rankingOptionsSchema } from './ranking-options.js';
 
@@ -48,5 +49,7 @@ export const engineSettingsSchema = z.strictObject({
   lifecycle: z.optional(lifecycleOptionsSchema),
   ranking: z.optional(rankingOptionsSchema),
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),
+  /** The app's IANA time zone: the one recall reads a query's times in ("on May 8th", "this morning"); default the runtime's. */
+  timeZone: z.optional(timeZoneSchema),
 });
 export type EngineSettings = z.infer<typeof engineSettingsSchema>;
