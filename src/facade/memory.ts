@@ -180,15 +180,22 @@ export class Memory {
 
   /** Episodes: "what happened, what we learned". */
   readonly episodes = {
+    /**
+     * Stores an episode (deduplicated against a near-identical one of the same user, chained to a recent similar one).
+     */
     add: async (input: EpisodeInput): Promise<Episode> => {
       const parsed = parseInput(episodeInputSchema, input, 'episodes.add');
       return (await this.call('add an episode').addEpisode(parsed)).episode;
     },
+    /** One episode; unknown id → NotFoundError. */
     get: async (id: string): Promise<Episode> => this.call('get an episode').getEpisode(parseInput(idSchema, id, 'episodes.get: id')),
+    /** A user's episodes, newest first, filtered by `query`. */
     list: async (query: EpisodeListQuery = {}): Promise<Episode[]> =>
       this.call('list episodes').listEpisodes(parseInput(episodeListQuerySchema, query, 'episodes.list')),
+    /** Changes an episode's fields; returns the updated episode. */
     update: async (id: string, patch: EpisodePatch): Promise<Episode> =>
       this.call('update an episode').updateEpisode(parseInput(idSchema, id, 'episodes.update: id'), parseInput(episodePatchSchema, patch, 'episodes.update')),
+    /** Deletes an episode and its vector. */
     delete: async (id: string): Promise<void> => this.call('delete an episode').deleteEpisode(parseInput(idSchema, id, 'episodes.delete: id')),
     /** The whole arc the episode belongs to, root first; safe against cycles. */
     chain: async (id: string): Promise<Episode[]> => this.call('read a chain').chain(parseInput(idSchema, id, 'episodes.chain: id')),
@@ -229,10 +236,14 @@ export class Memory {
       const parsed = parseInput(z.array(factInputSchema).check(z.maxLength(10_000, 'at most 10,000 facts per call')), inputs, 'facts.addMany');
       return this.call('add facts').addFacts(parsed, parseInput(addManyOptionsSchema, options, 'facts.addMany: options'));
     }) as AddManyFacts,
+    /** One fact (current or retired); unknown id → NotFoundError. */
     get: async (id: string): Promise<Fact> => this.call('get a fact').getFact(parseInput(idSchema, id, 'facts.get: id')),
+    /** A user's current facts, filtered by `query` (`includeRetired` for the old versions too). */
     list: async (query: FactListQuery = {}): Promise<Fact[]> => this.call('list facts').listFacts(parseInput(factListQuerySchema, query, 'facts.list')),
+    /** Changes a fact's fields; returns the updated fact. */
     update: async (id: string, patch: FactPatch): Promise<Fact> =>
       this.call('update a fact').updateFact(parseInput(idSchema, id, 'facts.update: id'), parseInput(factPatchSchema, patch, 'facts.update')),
+    /** Deletes a fact and its vector. */
     delete: async (id: string): Promise<void> => this.call('delete a fact').deleteFact(parseInput(idSchema, id, 'facts.delete: id')),
     /** Every version of a fact, oldest first; retired versions carry `validUntil` and `supersededBy`. */
     history: async (id: string): Promise<Fact[]> => this.call('read fact history').factHistory(parseInput(idSchema, id, 'facts.history: id')),
@@ -246,6 +257,7 @@ export class Memory {
    * facts and episodes (`types: ['turn']` for turns alone).
    */
   readonly turns = {
+    /** Stores one turn, after the user's stored turns of its session. */
     add: async (input: TurnInput): Promise<Turn> => {
       const parsed = parseInput(turnInputSchema, input, 'turns.add');
       return (await this.call('add a turn').addTurns([parsed], 'turns.add'))[0]!;
@@ -253,20 +265,24 @@ export class Memory {
     /** Up to 10,000 turns in one embedding batch and one transaction: all are stored or none. */
     addMany: async (inputs: TurnInput[]): Promise<Turn[]> =>
       this.call('add turns').addTurns(parseInput(turnInputsSchema, inputs, 'turns.addMany'), 'turns.addMany'),
+    /** One turn; unknown id → NotFoundError. */
     get: async (id: string): Promise<Turn> => this.call('get a turn').getTurn(parseInput(idSchema, id, 'turns.get: id')),
     /** One user's turns by time, newest first (`order: 'asc'` for the order they were said). */
     list: async (query: TurnListQuery = {}): Promise<Turn[]> => this.call('list turns').listTurns(parseInput(turnListQuerySchema, query, 'turns.list')),
+    /** Deletes a turn and its vector. */
     delete: async (id: string): Promise<void> => this.call('delete a turn').deleteTurn(parseInput(idSchema, id, 'turns.delete: id')),
   };
 
   /** Agent task episodes: record steps, get a reward, a reflection and patterns back. */
   readonly tasks = {
+    /** Starts recording a task: `task.log()` its steps, then `task.complete()` it. */
     start: async (input: TaskStart): Promise<Task> => {
       const record = await this.call('start a task').startTask(parseInput(taskStartSchema, input, 'tasks.start'));
       return new Task(this.engine, record, this.taskBuffering);
     },
     /** A task with its steps; unknown id → NotFoundError carrying the id. */
     get: async (id: string): Promise<TaskRecord & { steps: StepRecord[] }> => this.call('get a task').getTask(parseInput(idSchema, id, 'tasks.get: id')),
+    /** A user's tasks, newest first. */
     list: async (options: { userId?: string; limit?: number } = {}): Promise<TaskRecord[]> => {
       const o = parseInput(tasksListSchema, options, 'tasks.list');
       return this.call('list tasks').listTasks(o.userId ?? DEFAULT_USER_ID, o.limit);
@@ -277,6 +293,7 @@ export class Memory {
       const o = parseInput(relevantOptionsSchema, options, 'tasks.relevant');
       return this.call('find relevant tasks').relevantTasks(q, { k: o.k ?? 5, userId: o.userId ?? DEFAULT_USER_ID });
     },
+    /** Counts over a user's tasks and patterns. */
     stats: async (options: { userId?: string } = {}): Promise<TaskStats> =>
       this.call('read task stats').taskStats(parseInput(z.strictObject({ userId: z.optional(userIdSchema) }), options, 'tasks.stats').userId),
   };
@@ -293,7 +310,9 @@ export class Memory {
 
   /** The compact structured profile of a user. */
   readonly profile = {
+    /** A user's profile (empty fields when nothing is known). */
     get: async (userId: string = DEFAULT_USER_ID): Promise<Profile> => this.call('read a profile').getProfile(parseInput(userIdSchema, userId, 'profile.get: userId')),
+    /** Merges `patch` into a user's profile; each field is validated. */
     update: async (userId: string, patch: ProfilePatch): Promise<Profile> =>
       this.call('update a profile').updateProfile(parseInput(userIdSchema, userId, 'profile.update: userId'), parseInput(profileFieldsSchema, patch, 'profile.update')),
   };
@@ -306,9 +325,9 @@ export class Memory {
   /**
    * After each conversation turn: one LLM call extracts facts and decides
    * whether the exchange deserves an episode; the episode is then written in
-   * the background (see \`idle()\`). Never throws for LLM failures: they come
-   * back as \`reason\`. With \`signal\`, an abort before the turn's write
-   * rejects with an \`AbortError\` and writes nothing (the LLM call is aborted
+   * the background (see `idle()`). Never throws for LLM failures: they come
+   * back as `reason`. With `signal`, an abort before the turn's write
+   * rejects with an `AbortError` and writes nothing (the LLM call is aborted
    * too); an abort after the write has committed changes nothing.
    */
   async observe(input: ObserveInput, options: CallOptions = {}): Promise<ObserveResult> {
@@ -416,11 +435,16 @@ export class Memory {
     return new LiveQuery(() => this.tasks.list(spec.tasks), spec.tasks.userId ?? DEFAULT_USER_ID, onChange, ['tasks', 'steps']);
   }
 
+  /**
+   * Subscribes to one kind of event (see `EngramEvent`); returns a function
+   * that unsubscribes. `change` events come once per committed write, in this
+   * tab or another.
+   */
   on<T extends EngramEventType>(type: T, listener: EventListener<T>): () => void {
     return this.emitter.on(type, listener);
   }
 
-  /** Resolves when every call and background job in flight has finished; with \`signal\`, an abort ends the wait (AbortError), not the work. */
+  /** Resolves when every call and background job in flight has finished; with `signal`, an abort ends the wait (AbortError), not the work. */
   async idle(options: CallOptions = {}): Promise<void> {
     const { signal, rest } = takeSignal(options, 'idle');
     parseInput(callOptionsRestSchema, rest, 'idle');

@@ -21,6 +21,7 @@ export class Task {
   private failure: unknown;
   private completed = false;
 
+  /** @internal Created by `memory.tasks.start()`. */
   constructor(
     private readonly engine: EngineApi,
     record: TaskRecord,

@@ -24,6 +24,10 @@ export const formatContextOptionsSchema = z.strictObject({
   /** A profile line to put first (from `memory.profileLine(userId)`). */
   profileLine: z.optional(z.string()),
 });
+/**
+ * Options of `formatContext`: the time zone the dates are written in, the "now" line's time, and a profile line to put first.
+ * @interface
+ */
 export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {

@@ -14,6 +14,11 @@ import { carryToFollowingTurns } from './turn-context.js';
 
 export type { MemoryRecord };
 
+/**
+ * One memory `recall()` returned: the memory, its score and every part of
+ * the score (`parts`), with the question a turn answers and the times its
+ * text mentions when there are any.
+ */
 export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   memory: M;
   score: number;

@@ -59,4 +59,8 @@ export const rankingOptionsSchema = z.strictObject({
    */
   speakerBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
 });
+/**
+ * `createMemory({ ranking })`: the weights of the recall score (see the formula on `rankingOptionsSchema` in the source, and docs/ranking.md).
+ * @interface
+ */
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;
