@@ -31,7 +31,7 @@ const named = (block: CodeBlock) => `${block.file}:${block.line}`;
 const fileName = (block: CodeBlock) => `${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}`;
 
 /** The output a block shows: the comment lines that directly follow each `console.log(` line, `//` stripped. */
-export function shownOutput(code: string): string[] {
+function shownOutput(code: string): string[] {
   const lines = code.split('\n');
   const shown: string[] = [];
   lines.forEach((line, i) => {
@@ -42,7 +42,7 @@ export function shownOutput(code: string): string[] {
 }
 
 /** Dates and times differ from run to run; everything else must be as shown. */
-export function withoutDates(text: string): string {
+function withoutDates(text: string): string {
   return text
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?/g, '<timestamp>')
     .replace(/\d{4}-\d{2}-\d{2}/g, '<date>')

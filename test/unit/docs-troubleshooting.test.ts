@@ -8,7 +8,7 @@ import { ROOT } from '../support/markdown-docs.js';
  * what to do. Read from src/errors.ts itself, so that a new error class,
  * code or reason fails here until the page has it.
  */
-export interface ErrorCatalogue {
+interface ErrorCatalogue {
   classes: string[];
   codes: string[];
   /** Each union of reasons (`WorkerStartReason`, `ContextErrorContext`, ...) with the class it belongs to. */
@@ -17,7 +17,7 @@ export interface ErrorCatalogue {
 
 const literals = (union: string) => [...union.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
 
-export function readCatalogue(source: string): ErrorCatalogue {
+function readCatalogue(source: string): ErrorCatalogue {
   const classes = [...source.matchAll(/export class (\w+) extends (?:EngramError|Error)\b/g)].map((match) => match[1]!);
   const codes = literals(/export type ErrorCode =([^;]+);/.exec(source)?.[1] ?? '');
   const reasons = [...source.matchAll(/export type (\w+(?:Reason|Context)) =([^;]+);/g)].map((match) => {
@@ -30,7 +30,7 @@ export function readCatalogue(source: string): ErrorCatalogue {
 }
 
 /** The text under `## <heading>` up to the next `## `. */
-export function section(page: string, heading: string): string | undefined {
+function section(page: string, heading: string): string | undefined {
   const start = page.search(new RegExp(`^## ${heading}\\s*$`, 'm'));
   if (start < 0) return undefined;
   const rest = page.slice(start + 3);
@@ -39,7 +39,7 @@ export function section(page: string, heading: string): string | undefined {
 }
 
 /** What the page lacks: every class needs its own section saying what it means and what to do; every code and reason appears as code. */
-export function missingFromPage(catalogue: ErrorCatalogue, page: string): string[] {
+function missingFromPage(catalogue: ErrorCatalogue, page: string): string[] {
   const missing: string[] = [];
   for (const name of catalogue.classes) {
     const text = section(page, name);
