@@ -32,10 +32,19 @@ export type ObserveReason =
   | 'capture_cooldown'
   | 'capture_daily_cap';
 
+/**
+ * What `memory.observe()` did with one turn: facts stored, replaced or skipped, turns kept, whether an episode was scheduled, and why not when something was not done.
+ */
 export interface ObserveResult {
+  /**
+   * Facts the stage-1 call extracted: new ones stored, current ones replaced by a merge, and ones skipped (below `facts.minImportance`, or the same as a current fact).
+   */
   facts: { stored: number; replaced: number; skipped: number };
   /** The exchange kept as `turn` memories (the user's message and the assistant's; see createMemory's `turns.keep`). */
   turns: { stored: number };
+  /**
+   * Whether a stage-2 job will write an episode from this turn (in the background; `memory.idle()` waits for it).
+   */
   episodeScheduled: boolean;
   /** Present when something was not done: no provider, a stage-1 failure, or a capture control. */
   reason?: ObserveReason;

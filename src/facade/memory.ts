@@ -77,10 +77,17 @@ export class Memory {
 
   /** Episodes: "what happened, what we learned". */
   readonly episodes = {
+    /**
+     * Stores an episode (deduplicated against a near-identical one of the same user, chained to a recent similar one).
+     */
     add: (input: EpisodeInput): Promise<Episode> => this.invoke(episodeOps.addEpisode, input),
+    /** One episode; unknown id → NotFoundError. */
     get: (id: string): Promise<Episode> => this.invoke(episodeOps.getEpisode, id),
+    /** A user's episodes, newest first, filtered by `query`. */
     list: (query: EpisodeListQuery = {}): Promise<Episode[]> => this.invoke(episodeOps.listEpisodes, query),
+    /** Changes an episode's fields; returns the updated episode. */
     update: (id: string, patch: EpisodePatch): Promise<Episode> => this.invoke(episodeOps.updateEpisode, id, patch),
+    /** Deletes an episode and its vector. */
     delete: (id: string): Promise<void> => this.invoke(episodeOps.deleteEpisode, id),
     /** The whole arc the episode belongs to, root first; safe against cycles. */
     chain: (id: string): Promise<Episode[]> => this.invoke(episodeOps.chainOfEpisode, id),
@@ -115,9 +122,13 @@ export class Memory {
      * (input order) instead of the records.
      */
     addMany: ((inputs: FactInput[], options: AddManyOptions = {}): Promise<Fact[] | string[]> => this.invoke(factOps.addFacts, inputs, options)) as AddManyFacts,
+    /** One fact (current or retired); unknown id → NotFoundError. */
     get: (id: string): Promise<Fact> => this.invoke(factOps.getFact, id),
+    /** A user's current facts, filtered by `query` (`includeRetired` for the old versions too). */
     list: (query: FactListQuery = {}): Promise<Fact[]> => this.invoke(factOps.listFacts, query),
+    /** Changes a fact's fields; returns the updated fact. */
     update: (id: string, patch: FactPatch): Promise<Fact> => this.invoke(factOps.updateFact, id, patch),
+    /** Deletes a fact and its vector. */
     delete: (id: string): Promise<void> => this.invoke(factOps.deleteFact, id),
     /** Every version of a fact, oldest first; retired versions carry `validUntil` and `supersededBy`. */
     history: (id: string): Promise<Fact[]> => this.invoke(factOps.factHistory, id),
@@ -131,23 +142,29 @@ export class Memory {
    * facts and episodes (`types: ['turn']` for turns alone).
    */
   readonly turns = {
+    /** Stores one turn, after the user's stored turns of its session. */
     add: (input: TurnInput): Promise<Turn> => this.invoke(turnOps.addTurn, input),
     /** Up to 10,000 turns in one embedding batch and one transaction: all are stored or none. */
     addMany: (inputs: TurnInput[]): Promise<Turn[]> => this.invoke(turnOps.addTurns, inputs),
+    /** One turn; unknown id → NotFoundError. */
     get: (id: string): Promise<Turn> => this.invoke(turnOps.getTurn, id),
     /** One user's turns by time, newest first (`order: 'asc'` for the order they were said). */
     list: (query: TurnListQuery = {}): Promise<Turn[]> => this.invoke(turnOps.listTurns, query),
+    /** Deletes a turn and its vector. */
     delete: (id: string): Promise<void> => this.invoke(turnOps.deleteTurn, id),
   };
 
   /** Agent task episodes: record steps, get a reward, a reflection and patterns back. */
   readonly tasks = {
+    /** Starts recording a task: `task.log()` its steps, then `task.complete()` it. */
     start: async (input: TaskStart): Promise<Task> => new Task(this.connection.engine, await this.invoke(taskOps.startTask, input), this.taskBuffering),
     /** A task with its steps; unknown id → NotFoundError carrying the id. */
     get: (id: string): Promise<TaskRecord & { steps: StepRecord[] }> => this.invoke(taskOps.getTask, id),
+    /** A user's tasks, newest first. */
     list: (options: { userId?: string; limit?: number } = {}): Promise<TaskRecord[]> => this.invoke(taskOps.listTasks, options),
     /** Completed tasks most useful for a new one (description, context match and reward; see tasks/context-match.ts). */
     relevant: (query: TaskQuery, options: { k?: number; userId?: string } = {}): Promise<RelevantTask[]> => this.invoke(taskOps.relevantTasks, query, options),
+    /** Counts over a user's tasks and patterns. */
     stats: (options: { userId?: string } = {}): Promise<TaskStats> => this.invoke(taskOps.taskStats, options),
   };
 
@@ -160,7 +177,9 @@ export class Memory {
 
   /** The compact structured profile of a user. */
   readonly profile = {
+    /** A user's profile (empty fields when nothing is known). */
     get: (userId?: string): Promise<Profile> => this.invoke(getProfile, userId),
+    /** Merges `patch` into a user's profile; each field is validated. */
     update: (userId: string, patch: ProfilePatch): Promise<Profile> => this.invoke(updateProfile, userId, patch),
   };
 
@@ -172,9 +191,9 @@ export class Memory {
   /**
    * After each conversation turn: one LLM call extracts facts and decides
    * whether the exchange deserves an episode; the episode is then written in
-   * the background (see \`idle()\`). Never throws for LLM failures: they come
-   * back as \`reason\`. With \`signal\`, an abort before the turn's write
-   * rejects with an \`AbortError\` and writes nothing (the LLM call is aborted
+   * the background (see `idle()`). Never throws for LLM failures: they come
+   * back as `reason`. With `signal`, an abort before the turn's write
+   * rejects with an `AbortError` and writes nothing (the LLM call is aborted
    * too); an abort after the write has committed changes nothing.
    */
   observe(input: ObserveInput, options: CallOptions = {}): Promise<ObserveResult> {
@@ -254,6 +273,11 @@ export class Memory {
     return liveQueryOf(this, spec);
   }
 
+  /**
+   * Subscribes to one kind of event (see `EngramEvent`); returns a function
+   * that unsubscribes. `change` events come once per committed write, in this
+   * tab or another.
+   */
   on<T extends EngramEventType>(type: T, listener: EventListener<T>): () => void {
     return this.emitter.on(type, listener);
   }

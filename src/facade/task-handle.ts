@@ -31,6 +31,7 @@ export class Task {
   private failure: unknown;
   private completed = false;
 
+  /** @internal Created by `memory.tasks.start()`. */
   constructor(
     private readonly engine: TaskEngine,
     record: TaskRecord,

@@ -27,6 +27,10 @@ export const formatContextOptionsSchema = z.strictObject({
    */
   groupBy: z.optional(z.literal('session')),
 });
+/**
+ * Options of `formatContext`: the time zone the dates are written in, the "now" line's time, and a profile line to put first.
+ * @interface
+ */
 export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {

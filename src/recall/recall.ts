@@ -17,6 +17,11 @@ import type { DocFilter } from '../search/filters.js';
 
 export type { MemoryRecord };
 
+/**
+ * One memory `recall()` returned: the memory, its score and every part of
+ * the score (`parts`), with the question a turn answers and the times its
+ * text mentions when there are any.
+ */
 export interface RecallHit<M extends MemoryRecord = MemoryRecord> {
   memory: M;
   score: number;

@@ -12,6 +12,10 @@ export const embedderOptionsSchema = z.strictObject({
   wasmPaths: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
   runtime: z.optional(z.enum(['auto', 'onnx'])),
 });
+/**
+ * `createMemory({ embedder })` as options: which model, where its files are, precision, batch size, runtime (default: the bundled model).
+ * @interface
+ */
 export type EmbedderOptions = z.input<typeof embedderOptionsSchema>;
 
 /** Episode lifecycle: dedup-on-write, eviction, auto-chaining. */
@@ -27,6 +31,10 @@ export const lifecycleOptionsSchema = z.strictObject({
   /** Cosine above which auto-linking happens. */
   chainThreshold: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });
+/**
+ * `createMemory({ lifecycle })`: episode dedup-on-write, eviction (TTL, per-user cap) and auto-chaining.
+ * @interface
+ */
 export type LifecycleOptions = z.input<typeof lifecycleOptionsSchema>;
 
 /**
@@ -41,6 +49,9 @@ export const indexSnapshotOptionsSchema = z.union([
     saveDelayMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(3_600_000))),
   }),
 ]);
+/**
+ * `createMemory({ indexSnapshot })`: when the index snapshot is saved (`saveDelayMs`), or `false` for none (less storage, slower opens of large stores).
+ */
 export type IndexSnapshotOptions = z.input<typeof indexSnapshotOptionsSchema>;
 
 /** The plain-data part of the configuration, the same in the page and in the worker. */

@@ -12,6 +12,12 @@ const scalar = z.union([z.string().check(z.maxLength(1000)), z.number(), z.boole
  * fields, shares one). Keys name top-level `metadata` keys or known fields.
  */
 export const metadataFilterSchema = z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.union([scalar, z.array(scalar).check(z.maxLength(100))]));
+/**
+ * A `filter` of `recall` and the list calls: every key must match. A key
+ * names a top-level `metadata` key or a known field; a scalar value matches
+ * by equality, an array when the field equals any of its values (or, for an
+ * array field, shares one).
+ */
 export type MetadataFilter = z.infer<typeof metadataFilterSchema>;
 
 const timeRange = {
@@ -87,6 +93,12 @@ export const recallOptionsSchema = z.strictObject({
    */
   currentSessionId: z.optional(idSchema),
 });
+/**
+ * Options of `memory.recall(query, options)`: whose memories (`userId`), how
+ * many (`k`), which kinds and tags, a time window, a metadata `filter`, and
+ * `maxPerSession`.
+ * @interface
+ */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
 const listBase = {
@@ -110,6 +122,10 @@ export const episodeListQuerySchema = z.strictObject({
   outcomeStatus: z.optional(z.array(outcomeStatusSchema).check(z.minLength(1))),
   state: z.optional(z.array(episodeStateSchema).check(z.minLength(1))),
 });
+/**
+ * Options of `memory.episodes.list()`: whose, which states, tags, outcome status and time window, how many.
+ * @interface
+ */
 export type EpisodeListQuery = z.input<typeof episodeListQuerySchema>;
 
 export const factListQuerySchema = z.strictObject({
@@ -117,6 +133,10 @@ export const factListQuerySchema = z.strictObject({
   category: z.optional(z.array(factCategorySchema).check(z.minLength(1))),
   includeRetired: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.facts.list()`: whose, which categories and tags, retired versions or not, how many.
+ * @interface
+ */
 export type FactListQuery = z.input<typeof factListQuerySchema>;
 
 export const exportOptionsSchema = z.strictObject({
@@ -124,6 +144,10 @@ export const exportOptionsSchema = z.strictObject({
   /** Include embedding vectors (bigger file; import skips re-embedding when the embedder matches). Default true. */
   vectors: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.export()`: one user's memories or everyone's, with their vectors or without.
+ * @interface
+ */
 export type ExportOptions = z.input<typeof exportOptionsSchema>;
 
 export function toEpochMs(value: number | Date | undefined): number | undefined {

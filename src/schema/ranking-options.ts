@@ -78,4 +78,8 @@ export const rankingOptionsSchema = z.strictObject({
    */
   timeWindowBoost: z.optional(z.number().check(z.gte(0), z.lte(100))),
 });
+/**
+ * `createMemory({ ranking })`: the weights of the recall score (see the formula on `rankingOptionsSchema` in the source, and docs/ranking.md).
+ * @interface
+ */
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

@@ -33,18 +33,25 @@ export const PATTERN_JOB = 'patterns';
 /** Task retrieval ranks by the dense + keyword relevance alone; context and reward are blended after. */
 const RELEVANCE_ONLY = resolveRanking({ weights: { importance: 0, recency: 0, pinned: 0 } });
 
+/**
+ * What `task.complete()` returns: the reward with its breakdown, the reflection, and the ids of the patterns the task added to.
+ */
 export interface CompletedTask {
   reward: NonNullable<TaskRecord['reward']>;
   reflection: NonNullable<TaskRecord['reflection']>;
   patternIds: string[];
 }
 
+/** A completed task `tasks.relevant()` found, with its score and the parts it was blended from. */
 export interface RelevantTask {
   task: TaskRecord;
   score: number;
   parts: { description: number; context: number; reward: number };
 }
 
+/**
+ * Counts over a user's tasks (`tasks.stats()`): running and completed, outcomes, the mean reward, patterns, and the background pattern queue.
+ */
 export interface TaskStats {
   total: number;
   running: number;
