@@ -10,7 +10,7 @@ import {
   startAnnouncing,
 } from './engine/build-parts.js';
 import type { EngineConfig, EngineHooks, EngineParts } from './engine/parts.js';
-import { dispatchOperations, type EngineDispatcher } from './operations/dispatch.js';
+import { dispatchOperations, type EngineDispatcher } from './engine/dispatch.js';
 import { deadline } from './timers.js';
 
 export type { EngineConfig, EngineHooks } from './engine/parts.js';

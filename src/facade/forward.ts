@@ -1,4 +1,5 @@
-import type { AnyOperation, GivenArgs, ParsedArgs, ResultOf } from '../operations/operation.js';
+import type { ResultOf } from '../engine/handlers/table.js';
+import type { AnyOperation, GivenArgs, ParsedArgs } from '../operations/operation.js';
 import type { EngineRemote } from '../rpc/engine-remote.js';
 import { parseInput } from '../schema/parse.js';
 import { cancellable, takeSignal } from './call-signal.js';

@@ -1,5 +1,4 @@
 import type * as z from 'zod/mini';
-import type { EngineParts } from '../engine/parts.js';
 import { idSchema } from '../schema/common.js';
 
 /**
@@ -13,7 +12,7 @@ export interface Param<S extends z.ZodMiniType = z.ZodMiniType> {
 }
 
 /**
- * How the engine runs an operation (operations/dispatch.ts):
+ * How the engine runs an operation (engine/dispatch.ts):
  * - `after-access-times`: refused once the engine closes, tracked until it
  *   settles (idle and close wait for it), and started after the pending
  *   access-time write, so it reads what recall recorded;
@@ -30,12 +29,15 @@ export type ParsedArgs<P extends readonly Param[]> = { -readonly [I in keyof P]:
 export type GivenArgs<P extends readonly Param[]> = { -readonly [I in keyof P]: P[I] extends Param<infer S> ? z.input<S> : never };
 
 /**
- * A public operation, defined once: the facade validates its parameters and
- * forwards them (facade/forward.ts), the engine dispatches them to its
- * handler (operations/dispatch.ts), and the worker's API type is derived from
- * the table of them (operations/table.ts).
+ * A public operation's signature, defined once: the facade validates its
+ * parameters and forwards them (facade/forward.ts), the engine dispatches
+ * them to its handler (engine/dispatch.ts, engine/handlers/), and the
+ * worker's API type is derived from the table of them (operations/table.ts).
+ * The handler lives apart so that the page, which only validates and
+ * forwards, never loads the engine's code: a bundler splits it into the
+ * chunk the worker (or the in-process connector) imports.
  */
-export interface Operation<M extends string = string, P extends readonly Param[] = readonly Param[], R = unknown> {
+export interface Operation<M extends string = string, P extends readonly Param[] = readonly Param[]> {
   /** The public method (`episodes.add`); also the dispatcher's key. */
   method: M;
   /** What the operation does, as errors say it: `Cannot add an episode: this memory has been closed.` */
@@ -48,22 +50,18 @@ export interface Operation<M extends string = string, P extends readonly Param[]
    */
   cancellable: boolean;
   runs: Runs;
-  handler(parts: EngineParts, args: ParsedArgs<P>, caller: AbortSignal | undefined): Promise<R>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = Operation<string, readonly Param[], any>;
-export type ResultOf<O> = O extends Operation<string, readonly Param[], infer R> ? R : never;
+export type AnyOperation = Operation<string, readonly Param[]>;
 
 /** Declares an operation; `cancellable` defaults to false and `runs` to `after-access-times`. */
-export function defineOperation<const M extends string, const P extends readonly Param[], R>(operation: {
+export function defineOperation<const M extends string, const P extends readonly Param[]>(operation: {
   method: M;
   name: string;
   input: P;
   cancellable?: boolean;
   runs?: Runs;
-  handler(parts: EngineParts, args: ParsedArgs<P>, caller: AbortSignal | undefined): Promise<R>;
-}): Operation<M, P, R> {
+}): Operation<M, P> {
   return { cancellable: false, runs: 'after-access-times', ...operation };
 }
 
@@ -73,21 +71,16 @@ export function param<S extends z.ZodMiniType>(schema: S, label?: string): Param
 }
 
 /** An operation on one record by its id (`episodes.get`, `facts.delete`, ...): its one parameter is the id. */
-export function byIdOperation<const M extends string, R>(method: M, name: string, run: (parts: EngineParts, id: string) => Promise<R>) {
-  return defineOperation({ method, name, input: [param(idSchema, 'id')], handler: (parts, [id]) => run(parts, id) });
+export function byIdOperation<const M extends string>(method: M, name: string) {
+  return defineOperation({ method, name, input: [param(idSchema, 'id')] });
 }
 
 /** Lists one user's records of a kind (`episodes.list`, ...): its one parameter is the query. */
-export function listOperation<const M extends string, S extends z.ZodMiniType, R>(method: M, name: string, query: S, run: (parts: EngineParts, query: z.output<S>) => Promise<R>) {
-  return defineOperation({ method, name, input: [param(query)], handler: (parts, [q]) => run(parts, q) });
+export function listOperation<const M extends string, S extends z.ZodMiniType>(method: M, name: string, query: S) {
+  return defineOperation({ method, name, input: [param(query)] });
 }
 
 /** Changes one record by its id (`episodes.update`, ...): the id, then the patch. */
-export function updateOperation<const M extends string, S extends z.ZodMiniType, R>(
-  method: M,
-  name: string,
-  patch: S,
-  run: (parts: EngineParts, id: string, patch: z.output<S>) => Promise<R>,
-) {
-  return defineOperation({ method, name, input: [param(idSchema, 'id'), param(patch)], handler: (parts, [id, p]) => run(parts, id, p) });
+export function updateOperation<const M extends string, S extends z.ZodMiniType>(method: M, name: string, patch: S) {
+  return defineOperation({ method, name, input: [param(idSchema, 'id'), param(patch)] });
 }

@@ -1,7 +1,5 @@
-/** The portability operations: a versioned JSON Lines export, and its import (portability/). */
+/** The portability operations: a versioned JSON Lines export, and its import (engine/handlers/portability.ts runs them). */
 import * as z from 'zod/mini';
-import { exportData } from '../portability/export.js';
-import { importData } from '../portability/import.js';
 import { exportOptionsSchema } from '../schema/query.js';
 import { defineOperation, param } from './operation.js';
 
@@ -9,22 +7,9 @@ import { defineOperation, param } from './operation.js';
 const importInputSchema = z.union([z.string(), z.instanceof(Blob), z.instanceof(ArrayBuffer), z.instanceof(Uint8Array) as z.ZodMiniType<Uint8Array, Uint8Array>]);
 
 /** Without a `userId`, every user's memories. */
-export const exportMemories = defineOperation({
-  method: 'export',
-  name: 'export',
-  input: [param(exportOptionsSchema)],
-  handler: async ({ ctx }, [options]) => new Blob([await exportData(ctx, options)], { type: 'application/x-ndjson' }),
-});
+export const exportMemories = defineOperation({ method: 'export', name: 'export', input: [param(exportOptionsSchema)] });
 
 /** Imports an export: validated whole before anything is written (see portability/import.ts). */
-export const importMemories = defineOperation({
-  method: 'import',
-  name: 'import',
-  input: [param(importInputSchema)],
-  handler: async ({ ctx }, [input]) => {
-    const text = typeof input === 'string' ? input : input instanceof Blob ? await input.text() : new TextDecoder().decode(input);
-    return importData(ctx, text);
-  },
-});
+export const importMemories = defineOperation({ method: 'import', name: 'import', input: [param(importInputSchema)] });
 
 export const PORTABILITY_OPERATIONS = [exportMemories, importMemories] as const;

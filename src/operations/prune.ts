@@ -1,12 +1,6 @@
 import * as z from 'zod/mini';
-import { prune } from '../lifecycle/prune.js';
 import { userIdSchema } from '../schema/common.js';
 import { defineOperation, param } from './operation.js';
 
 /** Applies TTL then the count cap now, for one user or (without `userId`) all; returns the evicted ids. */
-export const pruneNow = defineOperation({
-  method: 'prune',
-  name: 'prune',
-  input: [param(z.strictObject({ userId: z.optional(userIdSchema) }))],
-  handler: ({ ctx, turns }, [options]) => prune(ctx, turns.policy, options),
-});
+export const pruneNow = defineOperation({ method: 'prune', name: 'prune', input: [param(z.strictObject({ userId: z.optional(userIdSchema) }))] });

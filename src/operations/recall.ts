@@ -1,5 +1,3 @@
-import { raceCallerAbort } from '../jobs/call-aborts.js';
-import { recall } from '../recall/recall.js';
 import { textSchema } from '../schema/common.js';
 import { withDefaultUser } from '../schema/default-user.js';
 import { recallOptionsSchema } from '../schema/query.js';
@@ -19,9 +17,4 @@ export const recallMemories = defineOperation({
   input: [param(textSchema, 'query'), param(recallOptions)],
   cancellable: true,
   runs: 'tracked',
-  handler: ({ ctx, access, calls }, [query, options], caller) => {
-    // An aborted recall answers at once, but its work still runs to the end: idle() and close() wait for it.
-    const work = calls.track(recall(ctx, access, query, options, caller));
-    return raceCallerAbort(caller, 'recall', work);
-  },
 });

@@ -4,7 +4,7 @@ import { forgetAUser } from './forget.js';
 import { waitForIdle } from './idle.js';
 import { INSPECT_OPERATIONS } from './inspect.js';
 import { observeTurn } from './observe.js';
-import type { AnyOperation, ParsedArgs, ResultOf } from './operation.js';
+import type { AnyOperation } from './operation.js';
 import { PORTABILITY_OPERATIONS } from './portability.js';
 import { PROFILE_OPERATIONS } from './profile.js';
 import { pruneNow } from './prune.js';
@@ -14,8 +14,9 @@ import { TURN_OPERATIONS } from './turns.js';
 
 /**
  * Every public operation, once. The facade validates and forwards each
- * (facade/forward.ts), the engine dispatches each (./dispatch.ts), and the
- * worker's API type is derived from this list (`EngineDispatcher`).
+ * (facade/forward.ts), the engine dispatches each to its handler
+ * (engine/dispatch.ts, engine/handlers/table.ts), and the worker's API type
+ * is derived from this list (`EngineDispatcher`).
  */
 export const OPERATIONS = [
   ...EPISODE_OPERATIONS,
@@ -34,8 +35,3 @@ export const OPERATIONS = [
 
 export type TableOperation = (typeof OPERATIONS)[number];
 export type OperationMethod = TableOperation['method'];
-
-/** The engine side of every operation, by its public method: parsed arguments in, the result out (`callId` names a cancellable call). */
-export type OperationMethods = {
-  [O in TableOperation as O['method']]: (args: ParsedArgs<O['input']>, callId?: string) => Promise<ResultOf<O>>;
-};

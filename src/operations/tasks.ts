@@ -1,4 +1,4 @@
-/** The agent task operations: start, record steps, complete, and find what earlier tasks teach (tasks/). */
+/** The agent task operations: start, record steps, complete, and find what earlier tasks teach (engine/handlers/tasks.ts runs them). */
 import * as z from 'zod/mini';
 import { idSchema, userIdSchema } from '../schema/common.js';
 import { withDefaultUser } from '../schema/default-user.js';
@@ -15,50 +15,44 @@ const relevantOptions = withDefaultUser(z.strictObject({ k: z._default(z.number(
 export const startTask = defineOperation({
   method: 'tasks.start',
   name: 'start a task',
-  input: [param(withDefaultUser(taskStartSchema))],
-  handler: ({ tasks }, [input]) => tasks.start(input),
+  input: [param(withDefaultUser(taskStartSchema))]
 });
 
 /** A `Task` handle's buffered steps, written in one transaction (the handle validates each step as it is logged). */
 export const recordSteps = defineOperation({
   method: 'task.flush',
   name: 'record steps',
-  input: [param(idSchema, 'id'), param(z.array(stepInputSchema))],
-  handler: ({ tasks }, [taskId, steps]) => tasks.appendSteps(taskId, steps),
+  input: [param(idSchema, 'id'), param(z.array(stepInputSchema))]
 });
 
 export const completeTask = defineOperation({
   method: 'task.complete',
   name: 'complete a task',
-  input: [param(idSchema, 'id'), param(taskOutcomeSchema)],
-  handler: ({ tasks }, [taskId, outcome]) => tasks.complete(taskId, outcome),
+  input: [param(idSchema, 'id'), param(taskOutcomeSchema)]
 });
 
-export const getTask = byIdOperation('tasks.get', 'get a task', ({ tasks }, taskId) => tasks.get(taskId));
+export const getTask = byIdOperation('tasks.get', 'get a task');
 
 /** Tasks of a user, newest first (for the inspector). */
-export const listTasks = listOperation('tasks.list', 'list tasks', taskListQuery, ({ tasks }, query) => tasks.list(query.userId, query.limit));
+export const listTasks = listOperation('tasks.list', 'list tasks', taskListQuery);
 
 export const relevantTasks = defineOperation({
   method: 'tasks.relevant',
   name: 'find relevant tasks',
-  input: [param(taskQuerySchema), param(relevantOptions)],
-  handler: ({ tasks }, [query, options]) => tasks.relevant(query, options),
+  input: [param(taskQuerySchema), param(relevantOptions)]
 });
 
 /** Without a `userId`, the counts cover every user. */
 export const taskStats = defineOperation({
   method: 'tasks.stats',
   name: 'read task stats',
-  input: [param(z.strictObject({ userId: z.optional(userIdSchema) }))],
-  handler: ({ tasks }, [options]) => tasks.stats(options.userId),
+  input: [param(z.strictObject({ userId: z.optional(userIdSchema) }))]
 });
 
 export const relevantPatterns = defineOperation({
   method: 'patterns.relevant',
   name: 'find relevant patterns',
-  input: [param(z.partial(taskContextSchema)), param(relevantOptions)],
-  handler: ({ tasks }, [context, options]) => tasks.relevantPatterns(context, options),
+  input: [param(z.partial(taskContextSchema)), param(relevantOptions)]
 });
 
 export const TASK_OPERATIONS = [startTask, recordSteps, completeTask, getTask, listTasks, relevantTasks, taskStats, relevantPatterns] as const;

@@ -1,5 +1,5 @@
 import type * as Comlink from 'comlink';
-import type { EngineDispatcher } from '../operations/dispatch.js';
+import type { EngineDispatcher } from '../engine/dispatch.js';
 
 /**
  * The engine as the facade reaches it: the worker's dispatcher through

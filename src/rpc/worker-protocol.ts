@@ -1,7 +1,7 @@
 import type * as Comlink from 'comlink';
 import type { Embedder, ProgressListener } from '../embed/embedder.js';
 import type { EngineConfig } from '../engine/parts.js';
-import type { EngineDispatcher } from '../operations/dispatch.js';
+import type { EngineDispatcher } from '../engine/dispatch.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { PageProvider } from './page-provider.js';
 import type { ProviderDescriptor } from '../llm/descriptor.js';

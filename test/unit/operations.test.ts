@@ -3,7 +3,7 @@ import { AbortError, ClosedError, Memory, Task, ValidationError } from '../../sr
 import type { EngineParts } from '../../src/engine/parts.js';
 import { CallAborts } from '../../src/jobs/call-aborts.js';
 import { CallTracker } from '../../src/jobs/call-tracker.js';
-import { runOperation } from '../../src/operations/dispatch.js';
+import { runOperation } from '../../src/engine/dispatch.js';
 import { defineOperation, type AnyOperation } from '../../src/operations/operation.js';
 import { OPERATIONS } from '../../src/operations/table.js';
 import { profileOf } from '../../src/schema/profile.js';
@@ -265,10 +265,10 @@ describe('a cancellable operation honours its signal', () => {
       input: [],
       cancellable: true,
       runs: 'untracked',
-      handler: async (_parts, _args, caller) =>
-        new Promise<string>((resolve) => caller?.addEventListener('abort', () => resolve((caller.reason as Error).message), { once: true })),
     });
-    const call = runOperation<string>(parts, waitForAbort, [], 'call#1');
+    const waitHandler = async (_parts: EngineParts, _args: unknown[], caller: AbortSignal | undefined) =>
+      new Promise<string>((resolve) => caller?.addEventListener('abort', () => resolve((caller.reason as Error).message), { once: true }));
+    const call = runOperation(parts, waitForAbort, waitHandler, [], 'call#1');
     parts.aborts.abort('call#1', 'stop');
     await expect(call).resolves.toBe('stop');
     const notCancellable = defineOperation({
@@ -276,17 +276,18 @@ describe('a cancellable operation honours its signal', () => {
       name: 'read',
       input: [],
       runs: 'untracked',
-      handler: async (_parts, _args, caller) => (caller ? 'a signal' : 'no signal'),
     });
-    await expect(runOperation<string>(parts, notCancellable, [], 'call#2')).resolves.toBe('no signal');
+    const readHandler = async (_parts: EngineParts, _args: unknown[], caller: AbortSignal | undefined) => (caller ? 'a signal' : 'no signal');
+    await expect(runOperation(parts, notCancellable, readHandler, [], 'call#2')).resolves.toBe('no signal');
   });
 
   it('a tracked operation is refused once the engine stops taking calls, by its name', async () => {
     const calls = new CallTracker();
     const parts = { aborts: new CallAborts(), calls, access: { settle: async () => undefined } } as unknown as EngineParts;
-    const operation = defineOperation({ method: 'test.read', name: 'read a test', input: [], handler: async () => 'read' });
-    await expect(runOperation(parts, operation, [], undefined)).resolves.toBe('read');
+    const operation = defineOperation({ method: 'test.read', name: 'read a test', input: [] });
+    const handler = async () => 'read';
+    await expect(runOperation(parts, operation, handler, [], undefined)).resolves.toBe('read');
     calls.stop();
-    await expect(runOperation(parts, operation, [], undefined)).rejects.toThrow(new ClosedError('read a test'));
+    await expect(runOperation(parts, operation, handler, [], undefined)).rejects.toThrow(new ClosedError('read a test'));
   });
 });

@@ -1,6 +1,12 @@
-import type { EngineParts } from '../engine/parts.js';
-import type { AnyOperation } from './operation.js';
-import { OPERATIONS, type OperationMethods } from './table.js';
+import type { AnyOperation, ParsedArgs } from '../operations/operation.js';
+import { OPERATIONS, type TableOperation } from '../operations/table.js';
+import { HANDLERS, type ResultOf } from './handlers/table.js';
+import type { EngineParts } from './parts.js';
+
+/** The engine side of every operation, by its public method: parsed arguments in, the result out (`callId` names a cancellable call). */
+export type OperationMethods = {
+  [O in TableOperation as O['method']]: (args: ParsedArgs<O['input']>, callId?: string) => Promise<ResultOf<O>>;
+};
 
 /**
  * What the facade calls: every operation by its public method, plus the two
@@ -14,11 +20,16 @@ export type EngineDispatcher = OperationMethods & {
   close(options: { timeoutMs?: number }): Promise<void>;
 };
 
+/** A handler as the dispatcher holds it: arguments already parsed by the facade. */
+export type AnyHandler = (parts: EngineParts, args: unknown[], caller: AbortSignal | undefined) => Promise<unknown>;
+
 /** Every operation of the table, bound to an open engine's parts. */
 export function dispatchOperations(parts: EngineParts): OperationMethods {
   const methods: Record<string, (args: unknown[], callId?: string) => Promise<unknown>> = {};
+  const handlers = HANDLERS as unknown as Record<string, AnyHandler>;
   for (const operation of OPERATIONS as readonly AnyOperation[]) {
-    methods[operation.method] = (args, callId) => runOperation(parts, operation, args, callId);
+    const handler = handlers[operation.method]!;
+    methods[operation.method] = (args, callId) => runOperation(parts, operation, handler, args, callId);
   }
   return methods as unknown as OperationMethods;
 }
@@ -27,9 +38,8 @@ export function dispatchOperations(parts: EngineParts): OperationMethods {
  * Runs one operation as its `runs` says (operations/operation.ts). A
  * cancellable one gets the caller's signal, which `abortCall(callId)` fires.
  */
-export function runOperation<R>(parts: EngineParts, operation: AnyOperation, args: unknown[], callId: string | undefined): Promise<R> {
-  const body = (): Promise<R> =>
-    parts.aborts.with(operation.cancellable ? callId : undefined, (caller) => operation.handler(parts, args as never, caller));
+export function runOperation(parts: EngineParts, operation: AnyOperation, handler: AnyHandler, args: unknown[], callId: string | undefined): Promise<unknown> {
+  const body = (): Promise<unknown> => parts.aborts.with(operation.cancellable ? callId : undefined, (caller) => handler(parts, args, caller));
   switch (operation.runs) {
     case 'untracked':
       return body();
