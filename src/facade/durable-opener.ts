@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { DurableStore } from '../store/durable/durable-store.js';
-import { readOnlyWithoutDirectory } from '../store/durable/read-only-option.js';
+import { readOnlyWithoutDirectory } from '../schema/read-only-option.js';
 
 /**
  * What `createMemory({ directory })` opens. engram's Node build

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../errors.js';
 
 /** `readOnly` opens a durable store (`directory`) as a snapshot; other stores have no such mode. */
 export function readOnlyWithoutDirectory(): ValidationError {
