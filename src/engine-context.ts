@@ -1,4 +1,4 @@
-import type { Embedder } from './embed/embedder.js';
+import type { Embedder } from './schema/embedder.js';
 import type { ResolvedLifecycle } from './lifecycle/resolve-lifecycle.js';
 import type { Ranking } from './search/ranking.js';
 import type { MemoryIndex } from './search/memory-index.js';

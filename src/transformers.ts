@@ -15,7 +15,7 @@
  * `@huggingface/transformers` is the app's own install (an optional peer) and
  * this subpath is not needed.
  */
-import type { Embedder, ProgressListener } from './embed/embedder.js';
+import type { Embedder, ProgressListener } from './schema/embedder.js';
 import { provideTransformers } from './embed/import-transformers.js';
 import { loadTransformersEmbedder as loadEmbedder } from './embed/load-embedder.js';
 import type { TransformersEmbedderOptions } from './embed/transformers-embedder.js';

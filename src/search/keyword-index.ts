@@ -1,5 +1,5 @@
 import type { TermListsReader } from './term-lists.js';
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** BM25+ parameters (as MiniSearch uses them): term saturation, length normalisation, lower bound per matched term. */
 const K1 = 1.2;

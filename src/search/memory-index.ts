@@ -22,7 +22,7 @@ interface UserIndex {
   pendingKeywords: PendingKeywords;
 }
 
-/** Told of every change to the index, so a persisted snapshot knows what to rewrite (search/persistence/index-snapshot.ts). */
+/** Told of every change to the index, so a persisted snapshot knows what to rewrite (index-sync/index-snapshot.ts). */
 export interface IndexObserver {
   /** `id`'s memory was added or changed; `fieldsOnly` when only its document changed (an access time, a pin), not its vector or text. */
   changed(id: string, fieldsOnly?: boolean): void;

@@ -1,4 +1,4 @@
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** What a query says about the speakers of a user's turns (see `namedSpeakers`). */
 export interface NamedSpeakers {

@@ -1,4 +1,4 @@
-import { TOKENIZER_VERSION, tokenize } from './tokenize.js';
+import { TOKENIZER_VERSION, tokenize } from '../text/tokenize.js';
 
 /**
  * A batch of documents' index terms, tokenised once and kept in a few

@@ -4,7 +4,7 @@ import type { Fact } from '../schema/fact.js';
 import type { Turn, TurnListQuery } from '../schema/turn.js';
 import type { WithUser } from '../schema/default-user.js';
 import { toEpochMs, type EpisodeListQuery, type FactListQuery, type MetadataFilter } from '../schema/query.js';
-import { valueMatches } from '../search/filters.js';
+import { valueMatches } from '../schema/metadata-match.js';
 import type { EngramDatabase } from './database.js';
 
 /**

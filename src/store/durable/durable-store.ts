@@ -16,7 +16,7 @@ import { keepBeside } from './keep-beside.js';
 import { acquireLock } from './store-lock.js';
 import { bulkStoreRows } from './bulk-load.js';
 import { PageFolder } from './page-folder.js';
-import { isPayloadFile } from '../../search/persistence/page-files.js';
+import { isPayloadFile } from '../page-file-store.js';
 
 /** The journal is compacted into a new image once it is larger than this, or than the image (whichever is larger). */
 const COMPACT_AT_BYTES = 64 * 1024 * 1024;

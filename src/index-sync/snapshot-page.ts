@@ -1,10 +1,10 @@
-import type { IndexBatch, MemoryIndex } from '../memory-index.js';
-import type { IndexDoc } from '../index-doc.js';
-import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
-import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../term-lists.js';
-import { tokenize } from '../tokenize.js';
-import { textFingerprint } from '../text-fingerprint.js';
-import type { PayloadFile } from './page-files.js';
+import type { IndexBatch, MemoryIndex } from '../search/memory-index.js';
+import type { IndexDoc } from '../search/index-doc.js';
+import { encodeDocs, readColumns, type DocColumns } from '../search/doc-columns.js';
+import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../search/term-lists.js';
+import { tokenize } from '../text/tokenize.js';
+import { textFingerprint } from '../search/text-fingerprint.js';
+import type { PayloadFile } from '../store/page-file-store.js';
 
 /**
  * One page of the index snapshot (index-snapshot.ts): up to PAGE_SIZE

@@ -1,10 +1,10 @@
-import type { ChangeTable } from '../../telemetry/events.js';
-import type { MemoryRecord } from '../../schema/memory-record.js';
-import type { TaskRecord } from '../../schema/task.js';
-import type { EngramDatabase } from '../../store/database.js';
-import { getVectors } from '../../store/vector-blocks.js';
-import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
-import type { MemoryIndex } from '../memory-index.js';
+import type { ChangeTable } from '../telemetry/events.js';
+import type { MemoryRecord } from '../schema/memory-record.js';
+import type { TaskRecord } from '../schema/task.js';
+import type { EngramDatabase } from '../store/database.js';
+import { getVectors } from '../store/vector-blocks.js';
+import { applyDeleted, applyTask, applyWritten } from '../search/apply-changes.js';
+import type { MemoryIndex } from '../search/memory-index.js';
 
 /**
  * The cross-tab change signal. Several engines may open one database (one per

@@ -1,8 +1,9 @@
-import type { EngineContext } from '../../engine-context.js';
-import type { IndexObserver } from '../memory-index.js';
-import { nextTask, unrefTimer } from '../../timers.js';
+import type { EngineContext } from '../engine-context.js';
+import type { IndexObserver } from '../search/memory-index.js';
+import { nextTask, unrefTimer } from '../timers.js';
 import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
-import { PageFiles, type PageFileWriter } from './page-files.js';
+import type { PageFileWriter } from '../store/page-file-store.js';
+import { PageFiles } from './page-files.js';
 
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */

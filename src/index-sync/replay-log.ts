@@ -1,10 +1,10 @@
-import type { EngramDatabase } from '../../store/database.js';
-import type { MemoryRecord } from '../../schema/memory-record.js';
-import type { IndexLogRow } from '../../schema/records.js';
-import { vectorAt } from '../../store/vector-blocks.js';
-import { indexDocOf } from '../index-doc.js';
-import { indexedText } from '../indexed-text.js';
-import type { IndexDoc } from '../index-doc.js';
+import type { EngramDatabase } from '../store/database.js';
+import type { MemoryRecord } from '../schema/memory-record.js';
+import type { IndexLogRow } from '../schema/records.js';
+import { vectorAt } from '../store/vector-blocks.js';
+import { indexDocOf } from '../search/index-doc.js';
+import { indexedText } from '../search/indexed-text.js';
+import type { IndexDoc } from '../search/index-doc.js';
 
 /**
  * The write log's rows from mark `from` to mark `to`, transaction after

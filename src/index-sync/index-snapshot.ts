@@ -1,14 +1,15 @@
-import type { EngramDatabase } from '../../store/database.js';
-import type { IndexChange, IndexObserver, MemoryIndex } from '../memory-index.js';
-import { newId } from '../../ids.js';
-import { nextTask } from '../../timers.js';
-import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
-import type { EmbedderStamp } from '../../schema/records.js';
+import type { EngramDatabase } from '../store/database.js';
+import type { IndexChange, IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import { newId } from '../ids.js';
+import { nextTask } from '../timers.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
+import type { EmbedderStamp } from '../schema/records.js';
 import { decodePage, encodePage, reencodeDocs, type SnapshotPage, type TermSource } from './snapshot-page.js';
 import { unheldTerms } from './unheld-terms.js';
-import { readColumns } from '../doc-columns.js';
+import { readColumns } from '../search/doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
-import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
+import { isPayloadFile, type PageFileSource, type PageFileWriter, type PayloadFile } from '../store/page-file-store.js';
+import { PageFileReader } from './page-files.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
 

@@ -1,8 +1,8 @@
-import type { EngramDatabase } from '../../store/database.js';
-import { indexedText } from '../indexed-text.js';
-import type { MemoryIndex } from '../memory-index.js';
-import { docTermsAt, readTermLists, termListsOfTokens, type DocTerms } from '../term-lists.js';
-import { tokenize } from '../tokenize.js';
+import type { EngramDatabase } from '../store/database.js';
+import { indexedText } from '../search/indexed-text.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { docTermsAt, readTermLists, termListsOfTokens, type DocTerms } from '../search/term-lists.js';
+import { tokenize } from '../text/tokenize.js';
 import type { SnapshotHeader, SnapshotRow } from './index-snapshot.js';
 import type { SnapshotPage, TermSource } from './snapshot-page.js';
 

@@ -29,40 +29,8 @@
  * keep their Blobs.
  */
 
-/** A page's payload in a file: its name in the database's folder and its length. */
-export interface PayloadFile {
-  file: string;
-  bytes: number;
-}
+import type { PageFileSource, PageFileWriter, PayloadFile } from '../store/page-file-store.js';
 
-/**
- * Where a snapshot's page files are written and swept: the origin private
- * file system (PageFiles, below), or a durable Node store's folder
- * (store/durable/page-folder.ts). The rules above hold for both.
- */
-export interface PageFileWriter {
-  /** Writes `parts` end to end to file `file` (replacing it), on disk when it resolves. */
-  write(file: string, parts: readonly ArrayBufferView[]): Promise<PayloadFile>;
-  /** Deletes files `names`, those that exist; best effort. */
-  remove(names: readonly string[]): Promise<void>;
-  /** The names of the files there now. */
-  list(): Promise<string[]>;
-}
-
-/** Reads page files back. */
-export interface PageFileSource {
-  /**
-   * The payload's bytes (valid until the next read), or null when the file
-   * is missing, unreadable or of another length. `next` names the file to
-   * be read after this one, which a source may start opening meanwhile.
-   */
-  read(ref: PayloadFile, next?: PayloadFile): Promise<Uint8Array | null>;
-  /** Lets go of a file opened ahead for a read that will not come. */
-  close?(): void;
-}
-
-/** Both: a store that brings its own folder for page files (the durable Node store). */
-export type PageFileStore = PageFileWriter & PageFileSource;
 
 /** The part of a sync access handle used here (dedicated workers only, so not in TypeScript's DOM library). */
 interface SyncAccessHandle {
@@ -206,12 +174,6 @@ interface OpenedFile {
 
 async function closeOpened(opened: Promise<OpenedFile | null>): Promise<void> {
   (await opened)?.handle?.close();
-}
-
-/** Whether `payload` names a page file (rather than being a Blob). */
-export function isPayloadFile(payload: unknown): payload is PayloadFile {
-  const ref = payload as Partial<PayloadFile> | null;
-  return typeof ref === 'object' && ref !== null && typeof ref.file === 'string' && Number.isSafeInteger(ref.bytes) && ref.bytes! >= 0;
 }
 
 /**
