@@ -3,10 +3,11 @@
  * snapshot-page.ts) when the engine runs in a dedicated worker of a browser
  * with the origin private file system: in a file of its own, written and
  * read with a sync access handle, instead of a Blob in IndexedDB. Reading
- * is the step an open waits for: in Chromium, on disk, 52 MB of pages read
- * in about 90 ms from files against 450–600 ms as IndexedDB Blobs (and
- * 1.1 s as typed arrays inside the values), and each file is read into one
- * buffer reused from page to page instead of a fresh ArrayBuffer per page.
+ * is the step an open waits for: a file is read synchronously into memory
+ * the worker owns, where a Blob's bytes come back through the browser
+ * process and a typed array inside a value is deserialised (copied) with it
+ * (`npm run bench:payloads` compares the three); and each file is read into
+ * one buffer reused from page to page instead of a fresh ArrayBuffer per page.
  *
  * The files belong to the snapshot as the page rows do: named by the page
  * row's key (fresh for every save: copy-on-write), each written after its
@@ -100,8 +101,8 @@ export class PageFiles implements PageFileWriter {
  * Reads page files of database `name` one at a time into a buffer reused
  * from page to page (each page is copied into the index before the next is
  * read). Opening a file takes two trips to the browser process (its handle,
- * then a sync access handle), which an open of 50 pages spent about 250 ms
- * of the worker's time idle on; so while one page is read and loaded, the
+ * then a sync access handle), which an open waited out idle for every
+ * page; so while one page is read and loaded, the
  * next one named is being opened.
  */
 export class PageFileReader implements PageFileSource {

@@ -12,8 +12,8 @@ import type { SnapshotPage, TermSource } from './snapshot-page.js';
  * is stored: a memory whose text did not change since (the same
  * fingerprint) has the same terms, so a page dirtied by access times or
  * metadata is saved again from one row, not 2,048 records (reading the
- * records made a save at close() of a 100k store whose every page a
- * session of recalls had touched outlast close()'s 10 s in Chromium). The
+ * records made a save at close() of a large store whose every page a
+ * session of recalls had touched outlast close()'s deadline). The
  * rest (a text changed, the page was of another layout) are read from
  * their records in one read transaction, and left out if their text is not
  * the one the index holds (a write not applied yet: the page is then not
