@@ -72,7 +72,7 @@ const variants = [
     ),
   }),
 ] as const;
-const syncKeyInputSchema = z.union(variants);
+export const syncKeyInputSchema = z.union(variants);
 
 /** The variant the input means, told by its first field, so a wrong value is reported against that variant's fields (a union says only "Invalid input"). */
 function variantOf(input: unknown): z.ZodMiniType {
