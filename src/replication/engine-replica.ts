@@ -210,7 +210,8 @@ export class EngineReplica {
         kind: change.kind,
       });
     }
-    return { ...change, record };
+    // Stored as it came (validated above): the sender's own field order, so both stores hold the same record.
+    return change;
   }
 
   /** Vectors for the puts whose vector did not travel or came from another embedder, computed before the transaction (embedding is not IndexedDB work). */
@@ -293,7 +294,7 @@ export class EngineReplica {
     const record: ProfileRecord = { userId: change.id, fields: joined.values as ProfileRecord['fields'], updatedAt: Math.max(local?.updatedAt ?? 0, incoming.updatedAt) };
     await db.profiles.put(record);
     await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc, deleted: false, clocks: joined.clocks, fields: joined.values });
-    const same = JSON.stringify(joined) === JSON.stringify({ values: incoming.fields, clocks: change.clocks ?? {} }) && record.updatedAt === incoming.updatedAt;
+    const same = sameJson(joined, { values: incoming.fields, clocks: change.clocks ?? {} }) && record.updatedAt === incoming.updatedAt;
     return same ? 'taken' : 'merged';
   }
 
@@ -331,6 +332,17 @@ export class EngineReplica {
     if (!state) throw new SyncError('Sync has not been started on this store (memory.sync.start()).', { reason: 'malformed' });
     return state;
   }
+}
+
+/** Whether two JSON values are equal, whatever the order of their objects' keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]));
 }
 
 /** Whether a put's vector can be stored as it came: made by this replica's embedder, of its dimension. */
