@@ -107,4 +107,107 @@ describe('memories syncing through a hub', () => {
     expect(rows.rows[0]!.n).toBe(10); // one row per record: 10 records (the profile is one)
     expect((await snapshot(a!)).filter((line) => !line.startsWith('{"kind":"vector"')).length).toBe(10);
   });
+
+  it('carries vectors when both sides use the same embedder, and re-embeds through the import path when not', async () => {
+    const same = await countingEmbedder();
+    const other = await countingEmbedder('another-model/v2');
+    const { memories: [a] } = await devices(1);
+    const { token, space } = { token: `token-${'abcdef'[spaces - 1]}`, space: `space-${'abcdef'[spaces - 1]}` };
+    const b = await syncedMemory(hub.url, token, space, { embedder: same });
+    const c = await syncedMemory(hub.url, token, space, { embedder: other });
+    open.push(b, c);
+    const texts = ['Ana keeps her passport in the blue drawer', 'The spare key is under the third flowerpot'];
+    for (const text of texts) await a!.facts.add({ userId: 'ana', text });
+    await converge([a!, b, c]);
+
+    expect(same.texts.filter((t) => texts.includes(t))).toEqual([]);
+    expect(other.texts.filter((t) => texts.includes(t)).sort()).toEqual([...texts].sort());
+    for (const memory of [b, c]) {
+      expect((await memory.recall('where is the passport', { userId: 'ana', k: 1, touch: false }))[0]!.memory.text).toBe(texts[0]);
+    }
+    expect(await snapshot(b)).toEqual(await snapshot(a!));
+  });
+
+  it('last writer wins per record, a delete is a tombstone, profiles merge per field', async () => {
+    const t0 = Date.now();
+    const { token, space } = { token: `token-${'abcdef'[spaces]}`, space: `space-${'abcdef'[spaces]}` };
+    spaces++;
+    // The laptop's clock runs a second behind the phone's: its offline edits are the earlier ones.
+    const phone = await syncedMemory(hub.url, token, space, { clock: () => Date.now() + 1000 });
+    const laptop = await syncedMemory(hub.url, token, space, { clock: () => Date.now() });
+    open.push(phone, laptop);
+    const f = await phone.facts.add({ userId: 'ana', text: 'Ana lives in Porto' }, { merge: false });
+    const gone = await phone.facts.add({ userId: 'ana', text: 'Ana drives a red car' }, { merge: false });
+    await phone.profile.update('ana', { city: 'Porto' });
+    await converge([phone, laptop]);
+
+    // Offline on both: the same fact edited; a fact deleted on the phone and edited on the laptop; profile fields.
+    await laptop.facts.update(f.id, { text: 'Ana lives in Lisbon' });
+    await phone.facts.update(f.id, { text: 'Ana lives in Braga' });
+    await phone.facts.delete(gone.id);
+    await laptop.facts.update(gone.id, { text: 'Ana drives a blue car' });
+    await laptop.profile.update('ana', { name: 'Ana', city: 'Lisbon' });
+    await phone.profile.update('ana', { city: 'Faro' });
+    expect(Date.now() + 1000).toBeGreaterThan(t0); // (the phone's clock is ahead for every write above)
+    await converge([laptop, phone]);
+
+    for (const memory of [phone, laptop]) {
+      expect((await memory.facts.get(f.id)).text).toBe('Ana lives in Braga');
+      await expect(memory.facts.get(gone.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(await memory.profile.get('ana')).toMatchObject({ name: 'Ana', city: 'Faro' });
+    }
+    expect(await snapshot(laptop)).toEqual(await snapshot(phone));
+  });
 });
+
+describe('a hostile hub', () => {
+  it('a tampered, a replayed and a foreign row, and a wrong key, are typed errors and leave the store as it was', async () => {
+    const { token, space, memories: [a, b] } = await devices(2);
+    await a!.facts.add({ userId: 'ana', text: 'Ana was born in Coimbra' });
+    await a!.sync.now();
+    expect((await b!.sync.now()).applied).toBe(1);
+    const before = await snapshot(b!);
+    await a!.facts.add({ userId: 'ana', text: 'Ana studied law' });
+    await a!.sync.now();
+
+    type Row = Record<string, string | number>;
+    const refused = async (change: (body: { rows: Row[]; spaceTag: string; next: string }) => void, reason: string) => {
+      meddle = (body) => (change(body as never), body);
+      try {
+        const error = await b!.sync.now().then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(SyncError);
+        expect((error as SyncError).reason).toBe(reason);
+      } finally {
+        meddle = null;
+      }
+      expect(b!.sync.status.lastError).toMatchObject({ code: 'SYNC', reason });
+      expect(await snapshot(b!)).toEqual(before);
+    };
+    // A flipped byte of ciphertext.
+    await refused((body) => {
+      const row = body.rows[0]!;
+      const text = row.ciphertext as string;
+      row.ciphertext = (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
+    }, 'tampered');
+    // The row B already took (sequence 1 of A), handed out again after the cursor.
+    await refused((body) => {
+      body.rows[0]!.seq = 1;
+    }, 'replayed');
+    // Another space's rows (its space tag).
+    await refused((body) => {
+      body.spaceTag = body.spaceTag.startsWith('A') ? `B${body.spaceTag.slice(1)}` : `A${body.spaceTag.slice(1)}`;
+    }, 'foreign_space');
+
+    // The honest hub again: B takes the row.
+    await b!.sync.now();
+    expect(await snapshot(b!)).not.toEqual(before);
+    expect(await snapshot(b!)).toEqual(await snapshot(a!));
+
+    // A device given another key: refused on its first pull, and it stores nothing.
+    const wrong = await syncedMemory(hub.url, token, space, { secret: 'another-secret-of-at-least-32-bytes!!' });
+    open.push(wrong);
+    await expect(wrong.sync.now()).rejects.toMatchObject({ code: 'SYNC', reason: 'wrong_key' });
+    expect(await snapshot(wrong)).toEqual([]);
+  });
+});
+
