@@ -291,10 +291,12 @@ export class EngineReplica {
     const local = await db.profiles.get(change.id);
     const joined = mergeFields({ values: local?.fields ?? {}, clocks: held.clocks ?? {} }, { values: incoming.fields, clocks: change.clocks ?? {} });
     const hlc = compareHlc(change.hlc, held.hlc) > 0 ? change.hlc : held.hlc;
-    const record: ProfileRecord = { userId: change.id, fields: joined.values as ProfileRecord['fields'], updatedAt: Math.max(local?.updatedAt ?? 0, incoming.updatedAt) };
+    const updatedAt = Math.max(local?.updatedAt ?? 0, incoming.updatedAt);
+    const same = sameJson(joined, { values: incoming.fields, clocks: change.clocks ?? {} }) && updatedAt === incoming.updatedAt;
+    // Taken as it came (its own field order, so every store holds the same record), or the join, which is then pushed as a local change.
+    const record: ProfileRecord = same ? incoming : { userId: change.id, fields: joined.values as ProfileRecord['fields'], updatedAt };
     await db.profiles.put(record);
-    await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc, deleted: false, clocks: joined.clocks, fields: joined.values });
-    const same = sameJson(joined, { values: incoming.fields, clocks: change.clocks ?? {} }) && record.updatedAt === incoming.updatedAt;
+    await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc, deleted: false, clocks: same ? (change.clocks ?? {}) : joined.clocks, fields: record.fields });
     return same ? 'taken' : 'merged';
   }
 
