@@ -43,6 +43,7 @@ import { refuseContentScript } from './page-origin-guard.js';
 import { estimateStorage, persistStorage } from './storage-manager.js';
 import { Task } from './task-handle.js';
 import { MemorySync } from '../replication/memory-sync.js';
+import type { SyncStatus } from '../replication/sync-options.js';
 
 export type { LiveQuerySpec } from './live-spec.js';
 
@@ -279,7 +280,7 @@ export class Memory {
    * A query that stays current (see `LiveQuery`): it re-runs whenever a
    * committed change touches its user, in this tab or another. One of
    * `{ recall: text, options }`, `{ facts: query }`, `{ episodes: query }`,
-   * `{ turns: query }`, `{ tasks: { userId, limit } }`. Recall runs with `touch: false` (a UI
+   * `{ turns: query }`, `{ tasks: { userId, limit } }`, `{ sync: {} }` (sync's status). Recall runs with `touch: false` (a UI
    * watching memories does not make them more recent).
    */
   live(query: { recall: string; options?: RecallOptions }): LiveQuery<RecallHit[]>;
@@ -287,6 +288,7 @@ export class Memory {
   live(query: { episodes: EpisodeListQuery }): LiveQuery<Episode[]>;
   live(query: { tasks: { userId?: string; limit?: number } }): LiveQuery<TaskRecord[]>;
   live(query: { turns: TurnListQuery }): LiveQuery<Turn[]>;
+  live(query: { sync: Record<string, never> }): LiveQuery<SyncStatus>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   live(query: LiveQuerySpec): LiveQuery<any> {
     const spec = parseInput(liveQuerySchema, query, 'live');
