@@ -7,6 +7,7 @@ import type { ProfileRecord } from '../schema/profile.js';
 import { safeParse } from '../schema/safe-parse.js';
 import type { TaskRecord } from '../schema/task.js';
 import type { Turn } from '../schema/turn.js';
+import type { StoredVector } from '../schema/records.js';
 import { indexDocOf } from '../search/index-doc.js';
 import { indexedText } from '../search/indexed-text.js';
 import { deleteVectors, getVectors, putVectors } from '../store/vector-blocks.js';
@@ -32,7 +33,19 @@ const ALL_TABLES = [...SYNCED_TABLES, 'vectorBlocks', ...REPLICA_TABLES] as cons
  * other devices' changes through the same commit path, marked remote.
  */
 export class EngineReplica {
+  /** While a batch is applied: each record's vector to store (null: to delete), by record key, written once at the end. */
+  private vectorWrites = new Map<string, StoredVector | null>();
+  /** While a batch is applied: the version rows held and set so far, by record key, written once at the end. */
+  private versionsHeld = new Map<string, SyncVersion>();
+  private readonly versionsWritten = new Set<string>();
+
   constructor(private readonly ctx: EngineContext) {}
+
+  /** Records a version row to write at the end of the batch (a later change of the same record sees it). */
+  private setVersion(version: SyncVersion): void {
+    this.versionsHeld.set(version.key, version);
+    this.versionsWritten.add(version.key);
+  }
 
   /**
    * Starts capturing, once per store: a new device id, and every record
@@ -82,6 +95,16 @@ export class EngineReplica {
       const out: { seq: number; change: Change }[] = [];
       const withVectors = rows.filter((row) => row.op === 'put' && syncedKind(row.kind)?.vector !== 'none').map((row) => row.id);
       const vectors = await getVectors(db, withVectors);
+      // Each kind's records in one read, and the field clocks of the kinds merged per field.
+      const records = new Map<string, Record<string, unknown>>();
+      for (const kind of SYNCED_KINDS) {
+        const wanted = rows.filter((row) => row.op === 'put' && row.kind === kind.kind);
+        if (wanted.length === 0) continue;
+        const found = (await db.table(kind.table).bulkGet(wanted.map((row) => row.id))) as (Record<string, unknown> | undefined)[];
+        wanted.forEach((row, i) => found[i] && records.set(row.key, found[i]!));
+      }
+      const fieldwise = rows.filter((row) => row.op === 'put' && syncedKind(row.kind)?.merge === 'fields');
+      const clocks = new Map((await db.syncVersions.bulkGet(fieldwise.map((row) => row.key))).flatMap((v) => (v?.clocks ? [[v.key, v.clocks] as const] : [])));
       for (const row of rows) {
         const common = { kind: row.kind, id: row.id, hlc: row.hlc, device: state.device };
         if (row.op === 'delete') {
@@ -89,17 +112,15 @@ export class EngineReplica {
           continue;
         }
         const kind = syncedKind(row.kind)!;
-        const record = (await db.table(kind.table).get(row.id)) as Record<string, unknown> | undefined;
+        const record = records.get(row.key);
         // A put whose record is gone was followed by a delete the outbox row would name: not reachable, but never send nothing as a put.
         if (!record) continue;
         const change: PutChange = { ...common, op: 'put', record };
         const vector = vectors.get(row.id);
         // Only the vector of this record's own kind (a task's description vector, a memory's text vector).
         if (vector && (kind.vector === 'task') === (vector.kind === 'task')) change.vector = { embedder: embedder.id, values: vector.vector.slice() };
-        if (kind.merge === 'fields') {
-          const version = await db.syncVersions.get(row.key);
-          if (version?.clocks) change.clocks = version.clocks;
-        }
+        const fieldClocks = clocks.get(row.key);
+        if (fieldClocks) change.clocks = fieldClocks;
         out.push({ seq: row.seq, change });
       }
       return out;
@@ -160,6 +181,11 @@ export class EngineReplica {
         await db.meta.put({ key: REPLICA_META_KEY, value: { ...state, clock: clock.last } });
 
         const episodeUsers = new Set<string>();
+        const keys = changes.map((change) => recordKey(change.kind, change.id));
+        const versions = new Map((await db.syncVersions.bulkGet(keys)).flatMap((v) => (v ? [[v.key, v] as const] : [])));
+        const heldBefore = new Set(versions.keys());
+        this.vectorWrites = new Map();
+        this.versionsHeld = versions;
         for (const change of changes) {
           const kind = syncedKind(change.kind);
           if (!kind) {
@@ -167,7 +193,7 @@ export class EngineReplica {
             continue;
           }
           const key = recordKey(change.kind, change.id);
-          const held = await db.syncVersions.get(key);
+          const held = versions.get(key);
           const outcome = kind.merge === 'fields' ? await this.mergeProfile(kind, change, held) : await this.mergeRecord(kind, change, held, embedded);
           if (outcome === 'skipped') {
             skipped++;
@@ -181,6 +207,13 @@ export class EngineReplica {
           } else remote.delete(rowKey);
           if (kind.kind === 'episode' && change.op === 'put') episodeUsers.add((change.record as Episode).userId);
         }
+        // The batch's vectors in one write per block (a block of one per memory would cost a row each).
+        const writes = [...this.vectorWrites];
+        await deleteVectors(db, writes.filter(([id, vector]) => vector === null && heldBefore.has(id)).map(([id]) => id.slice(id.indexOf('/') + 1)));
+        const puts = writes.flatMap(([key, vector]) => (vector ? [{ key, vector }] : []));
+        await putVectors(db, puts.map(({ vector }) => vector), { mayExist: puts.filter(({ key }) => heldBefore.has(key)).map(({ vector }) => vector.id) });
+        await db.syncVersions.bulkPut([...versions.values()].filter((v) => this.versionsWritten.has(v.key)));
+        this.versionsWritten.clear();
         for (const userId of episodeUsers) {
           for (const id of await this.episodesToRemove(userId)) {
             await db.episodes.delete(id);
@@ -251,8 +284,8 @@ export class EngineReplica {
     }
     if (change.op === 'delete') {
       await table.delete(change.id);
-      if (kind.vector !== 'none') await deleteVectors(db, [change.id]);
-      await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: true });
+      if (kind.vector !== 'none') this.vectorWrites.set(key, null);
+      this.setVersion({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: true });
       return 'taken';
     }
     let record = change.record;
@@ -266,8 +299,8 @@ export class EngineReplica {
       }
     }
     await table.put(record);
-    await this.storeVector(kind, change as PutChange, record, embedded.get(key));
-    await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: false });
+    this.storeVector(kind, change as PutChange, record, embedded.get(key));
+    this.setVersion({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: false });
     return merged ? 'merged' : 'taken';
   }
 
@@ -279,12 +312,12 @@ export class EngineReplica {
       if (!incomingWins(held, change)) return 'skipped';
       if (change.op === 'delete') {
         await db.profiles.delete(change.id);
-        await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: true });
+        this.setVersion({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: true });
         return 'taken';
       }
       const record = change.record as ProfileRecord;
       await db.profiles.put(record);
-      await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: false, clocks: change.clocks ?? {}, fields: record.fields });
+      this.setVersion({ key, kind: change.kind, id: change.id, hlc: change.hlc, deleted: false, clocks: change.clocks ?? {}, fields: record.fields });
       return 'taken';
     }
     const incoming = change.record as ProfileRecord;
@@ -296,18 +329,17 @@ export class EngineReplica {
     // Taken as it came (its own field order, so every store holds the same record), or the join, which is then pushed as a local change.
     const record: ProfileRecord = same ? incoming : { userId: change.id, fields: joined.values as ProfileRecord['fields'], updatedAt };
     await db.profiles.put(record);
-    await db.syncVersions.put({ key, kind: change.kind, id: change.id, hlc, deleted: false, clocks: same ? (change.clocks ?? {}) : joined.clocks, fields: record.fields });
+    this.setVersion({ key, kind: change.kind, id: change.id, hlc, deleted: false, clocks: same ? (change.clocks ?? {}) : joined.clocks, fields: record.fields });
     return same ? 'taken' : 'merged';
   }
 
   /** A record's vector after a put: as it travelled (same embedder), as embedded here, or none (a retired fact, a task not completed). */
-  private async storeVector(kind: SyncedKind, change: PutChange, record: Record<string, unknown>, embedded: Float32Array | undefined): Promise<void> {
+  private storeVector(kind: SyncedKind, change: PutChange, record: Record<string, unknown>, embedded: Float32Array | undefined): void {
     if (kind.vector === 'none') return;
-    const { db, embedder } = this.ctx;
-    const vector = usable(change, embedder) ? change.vector!.values : embedded;
+    const vector = usable(change, this.ctx.embedder) ? change.vector!.values : embedded;
     const userId = record.userId as string;
-    if (vector) await putVectors(db, [{ id: change.id, userId, kind: kind.vector === 'task' ? 'task' : (record as MemoryRecord).type, vector }]);
-    else await deleteVectors(db, [change.id]);
+    const key = recordKey(change.kind, change.id);
+    this.vectorWrites.set(key, vector ? { id: change.id, userId, kind: kind.vector === 'task' ? 'task' : (record as MemoryRecord).type, vector } : null);
   }
 
   /** The episodes of `userId` that the dedup and cap rules remove (reconcile.ts), read in the running transaction. */
