@@ -21,6 +21,7 @@ import { resolveRanking } from '../search/ranking.js';
 import { runtimeTimeZone } from '../time/zone.js';
 import { announcer } from '../store/announce.js';
 import { captureLocalWrites } from '../replication/capture.js';
+import { EngineReplica } from '../replication/engine-replica.js';
 import { REPLICA_TABLES } from '../replication/replica-records.js';
 import { SYNCED_TABLES } from '../replication/synced-kinds.js';
 import { createCommit } from '../store/commit.js';
@@ -212,5 +213,6 @@ export function assembleParts(config: EngineConfig, hooks: EngineHooks, ctx: Eng
     stopKeywordWarmup: buildKeywordsInBackground(ctx.index, () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
     closing: work.closing,
     aborts: new CallAborts(),
+    replica: () => new EngineReplica(ctx),
   };
 }

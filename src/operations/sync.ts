@@ -2,11 +2,11 @@
  * The engine side of sync (replication/engine-replica.ts), as operations the
  * facade's sync loop calls (replication/memory-sync.ts): in-process or
  * across the worker boundary alike. They are not methods of `Memory`: the
- * app drives sync through `memory.sync`.
+ * app drives sync through `memory.sync`. The replica comes from the engine's
+ * parts, so the page never loads the engine's side of sync.
  */
 import * as z from 'zod/mini';
 import { changeSchema } from '../replication/change.js';
-import { EngineReplica } from '../replication/engine-replica.js';
 import { sequenceSchema } from '../replication/protocol.js';
 import { pullStateSchema } from '../replication/pull-state.js';
 import { defineOperation, param } from './operation.js';
@@ -18,7 +18,7 @@ export const enableSync = defineOperation({
   name: 'start sync',
   input: [],
   runs: 'tracked',
-  handler: ({ ctx }) => new EngineReplica(ctx).enable(),
+  handler: ({ replica }) => replica().enable(),
 });
 
 export const pendingSyncChanges = defineOperation({
@@ -26,7 +26,7 @@ export const pendingSyncChanges = defineOperation({
   name: 'read the changes to push',
   input: [param(z.number().check(z.int(), z.gte(1), z.lte(1000)), 'limit')],
   runs: 'tracked',
-  handler: ({ ctx }, [limit]) => new EngineReplica(ctx).pendingChanges(limit),
+  handler: ({ replica }, [limit]) => replica().pendingChanges(limit),
 });
 
 export const countSyncChanges = defineOperation({
@@ -34,7 +34,7 @@ export const countSyncChanges = defineOperation({
   name: 'count the changes to push',
   input: [],
   runs: 'untracked',
-  handler: ({ ctx }) => new EngineReplica(ctx).pendingCount(),
+  handler: ({ replica }) => replica().pendingCount(),
 });
 
 export const acknowledgeSyncChanges = defineOperation({
@@ -42,7 +42,7 @@ export const acknowledgeSyncChanges = defineOperation({
   name: 'acknowledge pushed changes',
   input: [param(sequenceSchema, 'seq')],
   runs: 'tracked',
-  handler: ({ ctx }, [seq]) => new EngineReplica(ctx).acknowledge(seq),
+  handler: ({ replica }, [seq]) => replica().acknowledge(seq),
 });
 
 export const loadSyncPullState = defineOperation({
@@ -50,7 +50,7 @@ export const loadSyncPullState = defineOperation({
   name: 'read the sync cursor',
   input: [],
   runs: 'tracked',
-  handler: ({ ctx }) => new EngineReplica(ctx).loadPullState(),
+  handler: ({ replica }) => replica().loadPullState(),
 });
 
 export const applySyncBatch = defineOperation({
@@ -58,7 +58,7 @@ export const applySyncBatch = defineOperation({
   name: 'apply pulled changes',
   input: [param(openedBatchSchema, 'batch')],
   runs: 'tracked',
-  handler: ({ ctx }, [batch]) => new EngineReplica(ctx).applyRemote(batch),
+  handler: ({ replica }, [batch]) => replica().applyRemote(batch),
 });
 
 export const SYNC_OPERATIONS = [enableSync, pendingSyncChanges, countSyncChanges, acknowledgeSyncChanges, loadSyncPullState, applySyncBatch] as const;

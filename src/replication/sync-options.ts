@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { hubClientOptionsSchema } from './hub-client.js';
-import { syncKeyInputSchema } from './sync-key.js';
+import { hubClientOptionsSchema } from './hub-client-options.js';
+import { syncKeyInputSchema } from './sync-key-input.js';
 
 /**
  * `createMemory({ sync })` and `memory.sync.start(options)`: where the hub
