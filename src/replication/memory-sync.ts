@@ -15,6 +15,8 @@ import type { SyncRoundResult } from './sync-round.js';
  */
 export class MemorySync {
   private options: ParsedSyncOptions | undefined;
+  /** The driver's module, loaded when options are first given; the driver itself is made by the first start() or now(). */
+  private module: Promise<typeof import('./sync-driver.js')> | undefined;
   private driver: Promise<SyncDriver> | undefined;
   private current: SyncStatus = { state: 'stopped', device: null, pending: 0, lastSyncedAt: null, lastError: null };
 
@@ -35,6 +37,8 @@ export class MemorySync {
     const parsed = parseInput(syncOptionsSchema, options, 'sync', { copy: false }) as ParsedSyncOptions;
     if (this.driver) throw new ValidationError('sync.start: sync was already set up with other options on this memory; open the memory again to change them.', [{ path: '', message: 'already configured' }]);
     this.options = parsed;
+    // Loaded now, while the page is likely online: a device that goes offline before its first round can still sync later.
+    this.loadModule().catch(() => undefined);
   }
 
   /**
@@ -63,14 +67,22 @@ export class MemorySync {
   private load(call: string): Promise<SyncDriver> {
     const options = this.options;
     if (!options) return Promise.reject(new ValidationError(`${call}: no hub and key: pass them to createMemory({ sync }) or sync.start(options).`, [{ path: '', message: 'options required' }]));
-    this.driver ??= import('./sync-driver.js').then(
+    this.driver ??= this.loadModule().then(
       ({ SyncDriver }) => new SyncDriver(this.engine, this.emitter, this.storeName, options, { get: () => this.current, set: (patch) => this.set(patch) }),
-      (cause: unknown) => {
+      (error: unknown) => {
         this.driver = undefined;
-        throw lazyChunkError('its sync driver', cause);
+        throw error;
       },
     );
     return this.driver;
+  }
+
+  private loadModule(): Promise<typeof import('./sync-driver.js')> {
+    this.module ??= import('./sync-driver.js').catch((cause: unknown) => {
+      this.module = undefined;
+      throw lazyChunkError('its sync driver', cause);
+    });
+    return this.module;
   }
 
   private set(patch: Partial<SyncStatus>): void {
