@@ -3,6 +3,7 @@ import type { Memory } from '../../src/index.js';
 import { decodeVector } from '../../src/portability/export-format.js';
 import { snapshot } from '../support/memory.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { canRunPostgres } from '../support/postgres-server.js';
 import { startHub, syncedMemory } from '../support/sync-memories.js';
 
 /**
@@ -59,13 +60,13 @@ async function converge(memories: Memory[]): Promise<void> {
   throw new Error('no convergence after 10 passes');
 }
 
-async function run(seed: number, space: number): Promise<void> {
+async function run(seed: number, space: number, on: Hub = hub): Promise<void> {
   const random = seededRandom(seed);
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const memories: Memory[] = [];
   /** Facts the run deleted: a history may point at one (a delete removes that version only, as without sync). */
   const deleted = new Set<string>();
-  for (let i = 0; i < DEVICES; i++) memories.push(await syncedMemory(hub.url, `token-${space}`, `space-${space}`, { lifecycle: { maxEpisodes: MAX_EPISODES } }));
+  for (let i = 0; i < DEVICES; i++) memories.push(await syncedMemory(on.url, `token-${space}`, `space-${space}`, { lifecycle: { maxEpisodes: MAX_EPISODES } }));
   try {
     for (let step = 0; step < OPERATIONS; step++) {
       const memory = pick(memories);
@@ -148,5 +149,21 @@ it(`${DEVICES} devices, random operations and sync schedules, converge to one ex
       console.error(`sync property test failed with SYNC_SEED=${seed}`);
       throw error;
     }
+  }
+}, 120_000);
+
+const postgresMissing = !canRunPostgres();
+if (postgresMissing) console.warn('sync-property.test.ts: the Postgres run is SKIPPED: initdb/pg_ctl not found (bash scripts/ensure-postgres.sh)');
+
+it.skipIf(postgresMissing)('the same on a real Postgres hub (one seeded run)', async () => {
+  const postgres = await startHub({ 'token-0': 'space-0' }, { postgres: true });
+  const seed = process.env.SYNC_SEED ? Number(process.env.SYNC_SEED) : Math.floor(Math.random() * 2 ** 31);
+  try {
+    await run(seed, 0, postgres);
+  } catch (error) {
+    console.error(`sync property test (Postgres) failed with SYNC_SEED=${seed}`);
+    throw error;
+  } finally {
+    await postgres.close();
   }
 }, 120_000);
