@@ -9,7 +9,6 @@ import * as z from 'zod/mini';
 export const MAX_PUSH_ROWS = 1000;
 
 const isFunction = (v: unknown) => typeof v === 'function';
-type Headers = Record<string, string>;
 /** `URL.canParse` is missing from browsers before 2023. */
 function isHttpUrl(text: string): boolean {
   try {
@@ -23,7 +22,7 @@ export const hubClientOptionsSchema = z.strictObject({
   /** The hub's base URL: requests go to `<url>/push` and `<url>/pull`. */
   url: z.string().check(z.refine(isHttpUrl, 'must be an http(s) URL')),
   /** Headers for every request (the app's credentials for its `authorize`), or a function giving them (a fresh token each time). */
-  headers: z.optional(z.union([z.record(z.string(), z.string()), z.custom<() => Headers | Promise<Headers>>(isFunction)])),
+  headers: z.optional(z.union([z.record(z.string(), z.string()), z.custom<() => Record<string, string> | Promise<Record<string, string>>>(isFunction)])),
   /** The fetch to use (default `globalThis.fetch`). */
   fetch: z.optional(z.custom<typeof fetch>(isFunction, 'must be a fetch function')),
   /** Retries after a network failure, a 5xx, 408 or 429 (default 5). Other refusals are not retried. */
@@ -44,4 +43,8 @@ export const hubClientOptionsSchema = z.strictObject({
   /** Jitter source in [0, 1) (default Math.random); injected in tests. */
   random: z.optional(z.custom<() => number>(isFunction)),
 });
+/**
+ * How a device reaches its hub (`createMemory({ sync: { remote } })`): the URL, the headers that carry the app's credentials, retries, time limits and batch sizes.
+ * @interface
+ */
 export type HubClientOptions = z.input<typeof hubClientOptionsSchema>;

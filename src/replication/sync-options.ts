@@ -18,6 +18,10 @@ export const syncOptionsSchema = z.strictObject({
   /** With `createMemory({ sync })`: start at once (default true). */
   autoStart: z.optional(z.boolean()),
 });
+/**
+ * `createMemory({ sync })` and `memory.sync.start(options)`: `remote` (the hub), `key`, `space`, `intervalMs`, `autoStart` (docs/sync.md).
+ * @interface
+ */
 export type SyncOptions = z.input<typeof syncOptionsSchema>;
 export type ParsedSyncOptions = z.output<typeof syncOptionsSchema>;
 
