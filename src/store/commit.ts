@@ -1,6 +1,7 @@
 import Dexie, { type Transaction } from 'dexie';
 import { ValidationError } from '../errors.js';
 import type { EngramEvent } from '../telemetry/events.js';
+import type { RowChange } from './change-feed.js';
 import type { EngramDatabase } from './database.js';
 import { toStorageError } from './transaction-errors.js';
 import { findIdConflict, idsWritten, KIND_NAMES, withIdSpace } from './unique-ids.js';
@@ -24,6 +25,23 @@ export interface CommitScope {
 export interface CommitOptions {
   /** Access-time bookkeeping: the indexes mirror it, but no `change` event or cross-tab signal is sent. */
   quiet?: boolean;
+  /**
+   * Rows (`table\u0000key`) this commit applies from another replica: the
+   * hook does not capture them as this device's changes, so they are not
+   * pushed back (replication/capture.ts).
+   */
+  remote?: ReadonlySet<string>;
+}
+
+/**
+ * Work that runs inside every non-quiet commit's transaction, after its
+ * body, over the rows it wrote: sync's outbox (replication/capture.ts).
+ * `tables` join the transaction of any commit over one of `when`.
+ */
+export interface CommitHook {
+  tables: readonly string[];
+  when: readonly string[];
+  run(tx: Transaction, written: readonly RowChange[], options: CommitOptions): Promise<void>;
 }
 
 /**
@@ -44,18 +62,21 @@ export interface CommitOptions {
  */
 export type Commit = <T>(operation: string, tables: readonly TableName[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
 
-export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void): Commit {
+export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void, hook?: CommitHook): Commit {
   return async (operation, tables, body, options = {}) => {
+    const hooked = hook && !options.quiet && tables.some((name) => hook.when.includes(name));
+    const inScope = hooked ? [...new Set<string>([...withIdSpace(tables), ...hook.tables])] : withIdSpace(tables);
     const events: WriteEvent[] = [];
     const after: (() => void)[] = [];
     const scope: CommitScope = { emit: (event) => void events.push(event), afterCommit: (run) => void after.push(run) };
     let result;
     try {
-      result = await db.transaction('rw', withIdSpace(tables).map((name) => db.table(name)), async (tx) => {
+      result = await db.transaction('rw', inScope.map((name) => db.table(name)), async (tx) => {
         if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
         const value = await body(scope);
         // Access-time bookkeeping (quiet) only rewrites stored rows under their own ids.
         if (!options.quiet) await refuseSharedIds(db, tx);
+        if (hooked) await hook.run(tx, db.changes.written(tx.idbtrans as never), options);
         return value;
       });
     } catch (error) {

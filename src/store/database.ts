@@ -11,6 +11,7 @@ import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
 import { middlewaresOf } from './factory-middlewares.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
+import type { SyncOutboxRow, SyncVersion } from '../replication/replica-records.js';
 
 /**
  * The IndexedDB schema. Each `version()` is a migration: never edit a
@@ -39,6 +40,10 @@ export class EngramDatabase extends Dexie {
   snapshot!: Table<SnapshotRow, string>;
   /** The memories each write since the last snapshot save wrote (see write-mark.ts): what an open replays onto a lagging snapshot. */
   indexLog!: Table<IndexLogRow, number>;
+  /** Sync: local changes the hub does not hold yet, one per record (replication/replica-records.ts). */
+  syncOutbox!: Table<SyncOutboxRow, string>;
+  /** Sync: each record's latest version clock, tombstones included (replication/replica-records.ts). */
+  syncVersions!: Table<SyncVersion, string>;
   /** Which committed write the store is at (see write-mark.ts); the index snapshot is valid only at the same mark. */
   readonly writeMark: WriteMark;
   /** Every committed transaction's rows (see change-feed.ts): how the indexes and the app hear of each write. */
@@ -79,6 +84,8 @@ export class EngramDatabase extends Dexie {
     this.version(5).stores({ turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
     // v6: the log of writes since the index snapshot (see write-mark.ts), so a snapshot that lags (a tab killed before it was saved) is replayed, not rebuilt.
     this.version(6).stores({ indexLog: '++seq' });
+    // v7: sync's outbox (by record, ordered by sequence) and version clocks (see replication/replica-records.ts).
+    this.version(7).stores({ syncOutbox: 'key, seq', syncVersions: 'key' });
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();
