@@ -38,7 +38,7 @@ export async function selectEvictions(
 
   const gone = new Set(ttl);
   // One getAll and a filter in memory: a Dexie `.filter()` walks a cursor one
-  // record per event-loop turn, ~25x slower at 1k episodes (bench/lifecycle.ts).
+  // record per event-loop turn, where getAll brings every record in one request.
   const unpinned = (await byAge().toArray()).filter((e) => !e.pinned && !gone.has(e.id)).map((e) => e.id);
   const excess = unpinned.length - policy.maxEpisodes;
   const cap: string[] = [];

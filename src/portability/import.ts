@@ -9,6 +9,9 @@ import { putVectors } from '../store/vector-blocks.js';
 import { parseExport } from './export-format.js';
 import { placeImportedTurns } from './place-imported-turns.js';
 
+/**
+ * What `memory.import()` wrote: the number of records of each kind, and how many memories were embedded again (no vector in the file, or one from another embedder).
+ */
 export interface ImportSummary {
   episodes: number;
   facts: number;

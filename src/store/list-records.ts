@@ -2,9 +2,9 @@ import Dexie, { type Collection } from 'dexie';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { Turn, TurnListQuery } from '../schema/turn.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { WithUser } from '../schema/default-user.js';
 import { toEpochMs, type EpisodeListQuery, type FactListQuery, type MetadataFilter } from '../schema/query.js';
-import { valueMatches } from '../search/filters.js';
+import { valueMatches } from '../schema/metadata-match.js';
 import type { EngramDatabase } from './database.js';
 
 /**
@@ -12,8 +12,8 @@ import type { EngramDatabase } from './database.js';
  * index (a key range, not a scan); tag filters go through the multi-entry
  * `tags` index. Remaining conditions are checked per record.
  */
-export async function listEpisodes(db: EngramDatabase, query: EpisodeListQuery): Promise<Episode[]> {
-  const userId = query.userId ?? DEFAULT_USER_ID;
+export async function listEpisodes(db: EngramDatabase, query: WithUser<EpisodeListQuery>): Promise<Episode[]> {
+  const { userId } = query;
   const predicates: ((e: Episode) => boolean)[] = [];
   if (query.sessionId !== undefined) predicates.push((e) => e.sessionId === query.sessionId);
   if (query.parentId !== undefined) predicates.push((e) => e.parentId === query.parentId);
@@ -27,8 +27,8 @@ export async function listEpisodes(db: EngramDatabase, query: EpisodeListQuery):
   return finish(collection, query, predicates, (e) => ({ ...e.metadata, ...e }));
 }
 
-export async function listFacts(db: EngramDatabase, query: FactListQuery): Promise<Fact[]> {
-  const userId = query.userId ?? DEFAULT_USER_ID;
+export async function listFacts(db: EngramDatabase, query: WithUser<FactListQuery>): Promise<Fact[]> {
+  const { userId } = query;
   const predicates: ((f: Fact) => boolean)[] = [];
   if (!query.includeRetired) predicates.push((f) => f.status === 'current');
   if (query.category) predicates.push((f) => query.category!.includes(f.category));
@@ -36,8 +36,8 @@ export async function listFacts(db: EngramDatabase, query: FactListQuery): Promi
 }
 
 /** One user's turns, by the time they were said (newest first unless `order: 'asc'`). */
-export async function listTurns(db: EngramDatabase, query: TurnListQuery): Promise<Turn[]> {
-  const userId = query.userId ?? DEFAULT_USER_ID;
+export async function listTurns(db: EngramDatabase, query: WithUser<TurnListQuery>): Promise<Turn[]> {
+  const { userId } = query;
   const predicates: ((t: Turn) => boolean)[] = [];
   if (query.sessionId !== undefined) predicates.push((t) => t.sessionId === query.sessionId);
   if (query.speaker !== undefined) predicates.push((t) => t.speaker === query.speaker);

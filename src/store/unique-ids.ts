@@ -1,4 +1,4 @@
-import type { EngramDatabase } from './database.js';
+import type { Table } from 'dexie';
 import type { RowChange } from './change-feed.js';
 
 /**
@@ -14,6 +14,11 @@ const isIdSpaceTable = (name: string): name is IdSpaceTable => (ID_SPACE_TABLES 
 /** What one row of each table is called in a message. */
 export const KIND_NAMES: Record<IdSpaceTable, string> = { episodes: 'an episode', facts: 'a fact', turns: 'a turn', tasks: 'a task' };
 
+/** Where the check reads tables: the database (inside its ambient transaction) or a Dexie transaction object. */
+export interface TableSource {
+  table(name: string): Table;
+}
+
 /** An id written as one kind while a row of another kind holds it. */
 export interface IdConflict {
   id: string;
@@ -26,9 +31,10 @@ export interface IdConflict {
 /**
  * The first id among `ids` (by table) that a row of another id-space table
  * holds, read in the caller's transaction (which must include every table of
- * ID_SPACE_TABLES), or undefined. One bulk read per table that others wrote to.
+ * ID_SPACE_TABLES; pass the transaction object where the read must not leave
+ * it), or undefined. One bulk read per table that others wrote to.
  */
-export async function findIdConflict(db: EngramDatabase, ids: ReadonlyMap<IdSpaceTable, readonly string[]>): Promise<IdConflict | undefined> {
+export async function findIdConflict(db: TableSource, ids: ReadonlyMap<IdSpaceTable, readonly string[]>): Promise<IdConflict | undefined> {
   for (const heldBy of ID_SPACE_TABLES) {
     const others = [...ids].filter(([table]) => table !== heldBy);
     const keys = others.flatMap(([, list]) => list);

@@ -1,5 +1,6 @@
 import { casual, type ParsedResult } from 'chrono-node/en';
 import type { TimeMention } from '../schema/time-mention.js';
+import { withoutHedges } from './chrono-amounts.js';
 
 /**
  * The times a memory's text gives relative to when it was written
@@ -13,11 +14,12 @@ import type { TimeMention } from '../schema/time-mention.js';
  * durations ("for 4 years"), and bare day names ("sun", "sat").
  */
 export function timeMentions(text: string, writtenAt: number): TimeMention[] {
-  // chrono costs about 0.1 ms a text; most texts have none of the words a relative time needs.
+  // chrono runs every one of its parsers over each text; most texts have none of the words a relative time needs.
   if (!MAY_HAVE_RELATIVE_TIME.test(text)) return [];
   const ref = new Date(writtenAt);
   const out: TimeMention[] = [];
-  for (const result of casual.parse(text, ref)) {
+  // An amount after "about" or "around" is misread by chrono (time/chrono-amounts.ts).
+  for (const result of casual.parse(withoutHedges(text), ref)) {
     const mention = relativeMention(result, ref);
     if (mention) out.push(mention);
     if (out.length === MAX_MENTIONS) break;

@@ -3,6 +3,7 @@ import { vectorsFor } from '../embed/provided-embeddings.js';
 import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Turn, TurnInput, TurnListQuery } from '../schema/turn.js';
+import type { WithUser } from '../schema/default-user.js';
 import { listTurns } from '../store/list-records.js';
 import { toStorageError } from '../store/transaction-errors.js';
 import { deleteVectors, putVectors } from '../store/vector-blocks.js';
@@ -25,7 +26,7 @@ export class TurnStore {
   ) {}
 
   /** `call` names the public method in a ValidationError about an embedding. */
-  async add(inputs: TurnInput[], call: 'turns.add' | 'turns.addMany'): Promise<Turn[]> {
+  async add(inputs: WithUser<TurnInput>[], call: 'turns.add' | 'turns.addMany'): Promise<Turn[]> {
     const { ctx } = this;
     const records = inputs.map((input) => buildTurn(input, ctx.now()));
     if (new Set(records.map((r) => r.id)).size !== records.length) {
@@ -95,7 +96,7 @@ export class TurnStore {
     return turn;
   }
 
-  list(query: TurnListQuery): Promise<Turn[]> {
+  list(query: WithUser<TurnListQuery>): Promise<Turn[]> {
     return listTurns(this.ctx.db, query);
   }
 

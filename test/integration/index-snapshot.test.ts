@@ -2,8 +2,8 @@ import { IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
-import { unheldTerms } from '../../src/search/persistence/unheld-terms.js';
+import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/index-sync/index-snapshot.js';
+import { unheldTerms } from '../../src/index-sync/unheld-terms.js';
 import { buildFact } from '../../src/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
@@ -15,7 +15,7 @@ import { memoryFixture } from '../support/memory-fixture.js';
 import { settledUntil, settleTasks, useFakeTimers } from '../support/fake-time.js';
 
 /**
- * The persisted index snapshot (src/search/persistence/index-snapshot.ts): a large store
+ * The persisted index snapshot (src/index-sync/index-snapshot.ts): a large store
  * opens from a few blocks instead of every record, and never from a snapshot
  * that misses a committed write.
  */
@@ -874,13 +874,13 @@ describe('index snapshot', () => {
       });
     }
     // A write before the save: the log's row for it goes once the snapshot is past it.
-    await db.facts.put(buildFact({ text: 'before the save', id: 'before' }, 1));
+    await db.facts.put(buildFact({ userId: 'default', text: 'before the save', id: 'before' }, 1));
     const began = db.writeMark.committed;
     const stamp = { id: embedder.id, dimension: embedder.dimension };
     let paces = 0;
     const saved = await saveSnapshot(db, index, blocks, stamp, began, null, async () => {
       // Mid-page: a write commits (another engine's, or this one's own).
-      if (++paces === 1) await db.facts.put(buildFact({ text: 'written during the save', id: 'during' }, 2));
+      if (++paces === 1) await db.facts.put(buildFact({ userId: 'default', text: 'written during the save', id: 'during' }, 2));
     });
     expect(paces).toBeGreaterThan(1);
     expect(db.writeMark.committed).not.toBe(began);
@@ -901,7 +901,7 @@ describe('index snapshot', () => {
     const again = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
       if (gapped) return;
       gapped = true;
-      await db.facts.put(buildFact({ text: 'unlogged', id: 'gap' }, 3));
+      await db.facts.put(buildFact({ userId: 'default', text: 'unlogged', id: 'gap' }, 3));
       await db.indexLog.clear();
     });
     expect(again).toBe(false);

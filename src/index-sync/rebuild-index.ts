@@ -1,0 +1,122 @@
+import { embedTexts } from '../embed/embed-texts.js';
+import type { ProgressListener } from '../schema/embedder.js';
+import type { EngineContext } from '../engine-context.js';
+import type { MemoryRecord } from '../schema/memory-record.js';
+import { indexDocOf } from '../search/index-doc.js';
+import { indexedText } from '../search/indexed-text.js';
+import type { IndexEntry } from '../search/memory-index.js';
+import { loadSnapshot, type SnapshotPages, type StoredSnapshot } from './index-snapshot.js';
+import type { PageFileSource } from '../store/page-file-store.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
+import { putVectors, vectorAt } from '../store/vector-blocks.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
+
+const REEMBED_BATCH = 256;
+
+/**
+ * Opens the index over what IndexedDB holds. If the database's vectors came
+ * from another embedder (or it has none yet), every memory is re-embedded,
+ * in batches with progress, instead of mixing vector spaces. Records that
+ * lost their vector (a crash between versions of engram) are re-embedded too.
+ *
+ * With `snapshot`, a persisted index snapshot at the store's current write
+ * mark, or one the write log brings to it, is loaded instead of the records
+ * (index-sync/index-snapshot.ts: `stored` is its rows, read as the
+ * engine opened), and the index reports its changes to `snapshot.pages`
+ * from then on.
+ */
+export async function rebuildIndex(
+  ctx: EngineContext,
+  onProgress?: ProgressListener,
+  snapshot?: { pages: SnapshotPages; stored: Promise<StoredSnapshot> },
+  pageFiles?: PageFileSource,
+): Promise<{ reembedded: number; sameSpace: boolean; fromSnapshot: boolean; replayed: number }> {
+  const { db, embedder } = ctx;
+  const stamp = (await db.meta.get(EMBEDDER_META_KEY))?.value as EmbedderStamp | undefined;
+  const sameSpace = !!stamp && stamp.id === embedder.id && stamp.dimension === embedder.dimension;
+  const space: EmbedderStamp = { id: embedder.id, dimension: embedder.dimension };
+
+  onProgress?.({ phase: 'index', progress: 0, message: 'reading memories' });
+  const snapshots = snapshot?.pages;
+  if (sameSpace && snapshot && snapshots) {
+    // Loaded unobserved, then the page layout is restored as saved: nothing is dirty.
+    ctx.index.reportChangesTo(undefined);
+    ctx.index.clear();
+    const { mark, pages, layout, since } = await loadSnapshot(db, space, ctx.index, pageFiles, snapshot.stored);
+    if (pages) {
+      snapshots.restore(pages, layout);
+      ctx.index.reportChangesTo(snapshots);
+      // The writes after the snapshot (a tab killed before it saved): their pages are dirty, so the next save writes them.
+      ctx.index.replay(since);
+      db.writeMark.reset(mark);
+      onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
+      return { reembedded: 0, sameSpace, fromSnapshot: true, replayed: since.length };
+    }
+  }
+
+  // One read transaction: the records, their vectors and the write mark they are at agree.
+  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.turns, db.vectorBlocks], async () => {
+    const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
+    const [episodes, facts, turns] = await Promise.all([db.episodes.toArray(), db.facts.toArray(), db.turns.toArray()]);
+    const vectors = new Map<string, Float32Array>();
+    if (sameSpace) {
+      // Large sequential reads are much faster than one get per memory.
+      await db.vectorBlocks.each((block) => {
+        if (block.kind === 'task' || block.vectors.length !== block.ids.length * embedder.dimension) return;
+        block.ids.forEach((id, i) => vectors.set(id, vectorAt(block, i)));
+      });
+    }
+    return { mark, records: [...episodes, ...facts, ...turns] as MemoryRecord[], vectors };
+  });
+  db.writeMark.reset(read.mark);
+  const { vectors } = read;
+  const searchable = read.records.filter((r) => indexDocOf(r) !== null);
+
+  const missing = searchable.filter((r) => !vectors.has(r.id));
+  if (missing.length > 0) await reembed(ctx, missing, vectors, onProgress, sameSpace ? 'repair' : 'reembed');
+
+  const entries: IndexEntry[] = [];
+  for (const record of searchable) {
+    const vector = vectors.get(record.id);
+    if (vector) entries.push({ doc: indexDocOf(record)!, text: indexedText(record), vector });
+  }
+  ctx.index.reportChangesTo(snapshots);
+  ctx.index.clear();
+  ctx.index.load(entries);
+  if (!sameSpace) {
+    await db.meta.put({ key: EMBEDDER_META_KEY, value: space satisfies EmbedderStamp });
+  }
+  onProgress?.({ phase: 'index', progress: 1, loaded: entries.length, total: entries.length, message: 'index ready' });
+  return { reembedded: missing.length, sameSpace, fromSnapshot: false, replayed: 0 };
+}
+
+async function reembed(
+  ctx: EngineContext,
+  records: MemoryRecord[],
+  into: Map<string, Float32Array>,
+  onProgress: ProgressListener | undefined,
+  why: 'repair' | 'reembed',
+): Promise<void> {
+  const { db } = ctx;
+  // Another embedder's vectors all go at once, so no batch has any to replace (a crash before the last batch
+  // leaves the old embedder's stamp, and the next open re-embeds again); a repair only fills vectors that are missing.
+  if (why === 'reembed') {
+    await ctx.commit('drop the old embedder\'s vectors', ['vectorBlocks'], async () => {
+      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode', 'turn']).primaryKeys());
+    });
+  }
+  for (let start = 0; start < records.length; start += REEMBED_BATCH) {
+    const batch = records.slice(start, start + REEMBED_BATCH);
+    const vectors = await embedTexts(ctx, batch.map(indexedText));
+    const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
+    await ctx.commit('store re-embedded vectors', ['vectorBlocks'], () => putVectors(db, entries, { mayExist: [] }));
+    batch.forEach((r, i) => into.set(r.id, vectors[i]!));
+    onProgress?.({
+      phase: 'reembed',
+      loaded: Math.min(start + batch.length, records.length),
+      total: records.length,
+      progress: Math.min(start + batch.length, records.length) / records.length,
+      message: why === 'reembed' ? `re-embedding with ${ctx.embedder.id}` : 'restoring missing vectors',
+    });
+  }
+}
