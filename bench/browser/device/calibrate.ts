@@ -45,17 +45,19 @@ export async function calibrate(context: BrowserContext, url: string, cap: Worke
     // Throttled before the navigation, as every measured page is: the first timing shows it held across the navigation.
     await throttle(cap.rate);
     let capped: Promise<Thread> | undefined;
-    const workers = await WorkerSessions.attach(cdp, () => (capped = capWorker(cap)));
+    const workers = await WorkerSessions.attach(cdp, () => {
+      capped = capWorker(cap);
+    });
     await page.goto(`${url}?role=idle`);
     while (!capped) await sleep(10);
     const thread = await capped;
     const session = workers.only();
-    const pageTimes = { free: [] as number[], throttled: [await page.evaluate(BUSY)] };
+    const pageTimes = { free: [] as number[], throttled: [(await page.evaluate(BUSY)) as number] };
     for (let round = 0; round < rounds; round++) {
       await throttle(1);
-      pageTimes.free.push(await page.evaluate(BUSY));
+      pageTimes.free.push((await page.evaluate(BUSY)) as number);
       await throttle(cap.rate);
-      pageTimes.throttled.push(await page.evaluate(BUSY));
+      pageTimes.throttled.push((await page.evaluate(BUSY)) as number);
     }
     const workerTimes = { free: [] as number[], capped: [] as number[], cappedShare: [] as number[] };
     for (let round = 0; round < rounds; round++) {

@@ -15,7 +15,7 @@
  */
 import * as Comlink from 'comlink';
 import { createMemory, DEFAULT_USER_ID } from 'engram';
-import { phase } from '../page/metrics.js';
+import { measureMemory, phase } from '../page/metrics.js';
 import { syntheticTexts } from '../../synthetic.js';
 import type { FloorWorkerApi } from './floor-worker.js';
 
@@ -35,7 +35,7 @@ const WORKER_START_TIMEOUT_MS = 600_000;
 const BUILD_BATCH = 1000;
 const params = new URLSearchParams(location.search);
 const phases: Record<string, number> = {};
-const onProgress = (p: { phase: string; progress: number }) => {
+const onProgress = (p: { phase: string; progress?: number }) => {
   if (p.progress === 0) phases[`${p.phase} start`] ??= performance.now();
   if (p.progress === 1) phases[`${p.phase} ready`] = performance.now();
 };
@@ -95,6 +95,8 @@ function drive(system: DeviceSystem) {
     idle: () => system.idle(),
     /** Main-thread tasks over 50 ms since the navigation started (bench/browser/page/metrics.ts). */
     longTasks: async () => (await phase(async () => undefined, 0)).longTasks,
+    /** The page's and its worker's memory (bench/browser/page/metrics.ts), or nothing if the API does not answer in time. */
+    memory: () => Promise.race([measureMemory(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 15_000))]),
     async close() {
       const started = performance.now();
       await system.close();

@@ -17,8 +17,8 @@ export class WorkerSessions {
 
   private constructor(private readonly cdp: CDPSession) {}
 
-  /** Attaches to the page's workers from now on; `onWorker` runs (synchronously) before each worker runs a line. */
-  static async attach(cdp: CDPSession, onWorker: (sessionId: string) => void): Promise<WorkerSessions> {
+  /** Attaches to the page's workers from now on; `onWorker` runs, and is awaited, before each worker runs a line. */
+  static async attach(cdp: CDPSession, onWorker: (sessionId: string, sessions: WorkerSessions) => void | Promise<void>): Promise<WorkerSessions> {
     const sessions = new WorkerSessions(cdp);
     cdp.on('Target.receivedMessageFromTarget', (event) => {
       const message = JSON.parse(event.message) as { id?: number; result?: unknown; error?: { message: string } };
@@ -31,8 +31,11 @@ export class WorkerSessions {
     cdp.on('Target.attachedToTarget', (event) => {
       if (event.targetInfo.type !== 'worker') return;
       sessions.live.push(event.sessionId);
-      onWorker(event.sessionId);
-      void sessions.send(event.sessionId, 'Runtime.runIfWaitingForDebugger').catch(() => undefined);
+      // The worker stays paused until onWorker is done (its throttle set before its first line runs).
+      void Promise.resolve(onWorker(event.sessionId, sessions))
+        .catch(() => undefined)
+        .then(() => sessions.send(event.sessionId, 'Runtime.runIfWaitingForDebugger'))
+        .catch(() => undefined);
     });
     cdp.on('Target.detachedFromTarget', (event) => {
       const at = event.sessionId ? sessions.live.indexOf(event.sessionId) : -1;
