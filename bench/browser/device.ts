@@ -28,7 +28,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 import { median, percentile } from '../support.js';
 import { syntheticTexts } from '../synthetic.js';
 import { startDeviceServer } from './device/server.js';
-import { capWorker } from './device/calibrate.js';
+import { calibrate, capWorker, describeDevice } from './device/calibrate.js';
 import { WorkerThreadCap } from './device/throttle.js';
 import { WorkerSessions } from './device/worker-sessions.js';
 
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '4' },
     recalls: { type: 'string', default: '100' },
     out: { type: 'string' },
+    'skip-calibrate': { type: 'boolean', default: false },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -81,6 +82,8 @@ interface KilledRow extends Session {
   observeP95: number;
   addP95: number;
   longTasks: { count: number; maxMs: number; totalMs: number };
+  /** Only those after the first answer: during the recalls, observes and adds. */
+  longTasksAfterFirst: { count: number; maxMs: number; totalMs: number };
   memory: { source: string; workerBytes: number; pageBytes: number };
   closeMs: number;
 }
@@ -145,7 +148,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         recalls(q: string[]): Promise<Timed>;
         observes(t: string[]): Promise<Timed>;
         adds(t: string[]): Promise<Timed>;
-        longTasks(): Promise<KilledRow['longTasks']>;
+        longTasks(from?: number): Promise<KilledRow['longTasks']>;
         memory(): Promise<KilledRow['memory'] | undefined>;
         close(): Promise<number>;
         startClose(): number;
@@ -166,6 +169,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         const observes = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.observes(t), syntheticTexts(2 * OBSERVES, seed++));
         const adds = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.adds(t), syntheticTexts(ADDS, seed++));
         const longTasks = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.longTasks());
+        const longTasksAfterFirst = await opened.page.evaluate((from) => (globalThis as unknown as Drive).device.longTasks(from), opened.session.first);
         let memory = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.memory());
         if (!memory || memory.source !== 'measureUserAgentSpecificMemory') memory = { source: 'CDP Runtime.getHeapUsage (JS heap only)', workerBytes: await workerHeap(opened.workers), pageBytes: 0 };
         // close() after 100 recalls (and the writes above).
@@ -182,12 +186,13 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
           observeP95: percentile(sorted(observes), 95),
           addP95: percentile(sorted(adds), 95),
           longTasks,
+          longTasksAfterFirst,
           memory,
           closeMs,
         };
         out[system].killed.push(row);
         console.log(
-          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)}; add p95 ${row.addP95.toFixed(1)}; long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
+          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)}; add p95 ${row.addP95.toFixed(1)}; long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms), ${row.longTasksAfterFirst.count} after the first answer (max ${row.longTasksAfterFirst.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
         );
         // 2. After that clean close: writes, close() started, the tab killed at once.
         opened = await openSession(userDataDir, url, system, names[system], questions(seed++, 1)[0]!);
@@ -218,6 +223,15 @@ const say = (line: string) => {
 const startedAt = performance.now();
 say(`bench:device — ${device()}; sizes ${SIZES.join(', ')}; ${RUNS} runs; 128-d offline model, default ranking`);
 try {
+  if (cap && !args['skip-calibrate']) {
+    // The device model, measured: a busy loop on the page and in a worker, throttled and not (./device/calibrate.ts).
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+    try {
+      say(`device model: ${describeDevice(await calibrate(await browser.newContext(), server.url, cap))}`);
+    } finally {
+      await browser.close();
+    }
+  }
   for (const size of SIZES) {
     const r = await runSize(server.url, size);
     const m = (system: System, pick: (row: KilledRow) => number) => median(r[system].killed.map(pick));
@@ -236,8 +250,9 @@ try {
     line('observe() no LLM p50', (x) => x.observeP50);
     line('observe() no LLM p95', (x) => x.observeP95);
     line('facts.add p95', (x) => x.addP95);
-    line('long tasks > 50 ms on the page (count)', (x) => x.longTasks.count, '', 0);
-    line('longest long task', (x) => x.longTasks.maxMs, 'ms', 0);
+    line('long tasks > 50 ms on the page, navigation → end (count)', (x) => x.longTasks.count, '', 0);
+    line('longest of those', (x) => x.longTasks.maxMs, 'ms', 0);
+    line('long tasks > 50 ms after the first answer (count)', (x) => x.longTasksAfterFirst.count, '', 0);
     line('worker memory', (x) => x.memory.workerBytes / 2 ** 20, 'MiB');
     line('close() after 100 recalls', (x) => x.closeMs, 'ms', 0);
     const e = median(r.engram.afterDeath.map((s) => s.first));

@@ -93,8 +93,8 @@ function drive(system: DeviceSystem) {
     adds: (texts: string[]) => timed(texts.length, (i) => system.add(texts[i]!)),
     info: () => system.info(),
     idle: () => system.idle(),
-    /** Main-thread tasks over 50 ms since the navigation started (bench/browser/page/metrics.ts). */
-    longTasks: async () => (await phase(async () => undefined, 0)).longTasks,
+    /** Main-thread tasks over 50 ms since `from` (ms since the navigation started; bench/browser/page/metrics.ts). */
+    longTasks: async (from = 0) => (await phase(async () => undefined, from)).longTasks,
     /** The page's and its worker's memory (bench/browser/page/metrics.ts), or nothing if the API does not answer in time. */
     memory: () => Promise.race([measureMemory(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 15_000))]),
     async close() {
