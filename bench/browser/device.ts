@@ -40,6 +40,8 @@ const { values: args } = parseArgs({
     recalls: { type: 'string', default: '100' },
     out: { type: 'string' },
     'skip-calibrate': { type: 'boolean', default: false },
+    /** `recall(text, { touch: false })`: no access-time write, to see what that write costs a stream. */
+    'no-touch': { type: 'boolean', default: false },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -145,7 +147,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
     const out = { engram: { killed: [] as KilledRow[], afterDeath: [] as Session[] }, floor: { killed: [] as KilledRow[], afterDeath: [] as Session[] } };
     type Drive = {
       device: {
-        recalls(q: string[]): Promise<Timed>;
+        recalls(q: string[], touch?: boolean): Promise<Timed>;
         observes(t: string[]): Promise<Timed>;
         adds(t: string[]): Promise<Timed>;
         longTasks(from?: number): Promise<KilledRow['longTasks']>;
@@ -165,7 +167,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
       for (const system of SYSTEMS) {
         // 1. After a killed tab.
         let opened = await openSession(userDataDir, url, system, names[system], questions(seed++, 1)[0]!);
-        const recalls = await opened.page.evaluate((q) => (globalThis as unknown as Drive).device.recalls(q), questions(seed++, RECALLS));
+        const recalls = await opened.page.evaluate(({ q, touch }) => (globalThis as unknown as Drive).device.recalls(q, touch), { q: questions(seed++, RECALLS), touch: !args['no-touch'] });
         const observes = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.observes(t), syntheticTexts(2 * OBSERVES, seed++));
         const adds = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.adds(t), syntheticTexts(ADDS, seed++));
         const longTasks = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.longTasks());
@@ -221,7 +223,7 @@ const say = (line: string) => {
   lines.push(line);
 };
 const startedAt = performance.now();
-say(`bench:device — ${device()}; sizes ${SIZES.join(', ')}; ${RUNS} runs; 128-d offline model, default ranking`);
+say(`bench:device — ${device()}; sizes ${SIZES.join(', ')}; ${RUNS} runs; 128-d offline model, default ranking${args['no-touch'] ? '; recall(text, { touch: false })' : ''}`);
 try {
   if (cap && !args['skip-calibrate']) {
     // The device model, measured: a busy loop on the page and in a worker, throttled and not (./device/calibrate.ts).
