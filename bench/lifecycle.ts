@@ -6,7 +6,7 @@
  * off and a cap that is never reached, on the same stored data.
  */
 import type { Memory } from '../src/index.js';
-import { buildEpisode } from '../src/lifecycle/write-episode.js';
+import { buildEpisode } from '../src/memories/episodes/write-episode.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, serializeExport } from '../src/portability/export-format.js';
 import { benchMemory, median, percentile } from './support.js';
 import { syntheticTexts } from './synthetic.js';

@@ -7,30 +7,30 @@ import type { CaptureOptions, ExtractionOptions, FactOptions } from './schema/ex
 import { resolveExtraction, type ResolvedExtraction } from './extract/resolve-extraction.js';
 import { writeProfileFields } from './extract/profile-sync.js';
 import { EPISODE_JOB, episodeJobHandler } from './extract/stage2.js';
-import { FactStore } from './facts/fact-store.js';
-import { TurnStore } from './turns/turn-store.js';
-import { resolveTurnPolicy } from './turns/turn-policy.js';
+import { FactStore } from './memories/facts/fact-store.js';
+import { TurnStore } from './memories/turns/turn-store.js';
+import { resolveTurnPolicy } from './memories/turns/turn-policy.js';
 import type { TurnOptions } from './schema/turn-options.js';
 import type { Turn, TurnInput, TurnListQuery } from './schema/turn.js';
 import { CallAborts, raceCallerAbort } from './jobs/call-aborts.js';
 import { CallTracker } from './jobs/call-tracker.js';
 import { JobQueue } from './jobs/queue.js';
-import { closeEpisode, type CloseEpisodeResult, type closeEpisodeOptionsSchema } from './lifecycle/close-episode.js';
-import { EpisodeStore } from './lifecycle/episode-store.js';
-import { prune } from './lifecycle/prune.js';
-import { writeEpisode, type EpisodeWriteResult } from './lifecycle/write-episode.js';
+import { closeEpisode, type CloseEpisodeResult, type closeEpisodeOptionsSchema } from './memories/episodes/close-episode.js';
+import { EpisodeStore } from './memories/episodes/episode-store.js';
+import { prune } from './retention/prune.js';
+import { writeEpisode, type EpisodeWriteResult } from './memories/episodes/write-episode.js';
 import type { LLMProvider } from './llm/types.js';
 import { exportData } from './portability/export.js';
-import { forgetUser } from './portability/forget.js';
+import { forgetUser } from './users/forget-user.js';
 import { importData, type ImportSummary } from './portability/import.js';
 import { AccessTimes } from './recall/access-times.js';
 import { recall, type RecallHit } from './recall/recall.js';
 import type { SequenceOptions } from './recall/sequence.js';
 import type { Episode, EpisodeInput, EpisodePatch } from './schema/episode.js';
 import type { AddManyOptions, AddOptions, Fact, FactInput, FactPatch } from './schema/fact.js';
-import { addFactMerging } from './extract/add-fact-merging.js';
+import { addFactMerging } from './memories/facts/add-fact-merging.js';
 import type { EngineSettings } from './schema/options.js';
-import { resolveLifecycle } from './lifecycle/resolve-lifecycle.js';
+import { resolveLifecycle } from './memories/episodes/resolve-lifecycle.js';
 import { profileOf, type Profile, type ProfileFields } from './schema/profile.js';
 import type { EpisodeListQuery, ExportOptions, FactListQuery, RecallOptions } from './schema/query.js';
 import type { EmbedderStamp, EventRecord, JobRecord } from './schema/records.js';
@@ -108,9 +108,9 @@ const KEYWORD_BUILD_QUIET_MS = 50;
 /**
  * The engine: one per open database, the only writer. The `Memory` facade
  * validates input and forwards here, directly (Node) or through Comlink
- * (browser worker). It dispatches: facts to facts/, episodes to lifecycle/,
- * conversation turns to turns/, observed turns to extract/, tasks to tasks/, recall to recall/, export, import and
- * forget to portability/; every write crosses store/commit.ts.
+ * (browser worker). It dispatches: facts, episodes and conversation turns
+ * to memories/, prune to retention/, observed turns to extract/, tasks to tasks/, recall to recall/, export and
+ * import to portability/, forget to users/; every write crosses store/commit.ts.
  */
 export class Engine {
   private closed = false;
@@ -251,7 +251,7 @@ export class Engine {
     return this.run('update an episode', () => this.parts.episodes.update(id, patch));
   }
 
-  /** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (see lifecycle/close-episode.ts). */
+  /** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (see memories/episodes/close-episode.ts). */
   closeEpisode(id: string, options: z.output<typeof closeEpisodeOptionsSchema> = {}): Promise<CloseEpisodeResult> {
     const { ctx, llm, extraction, closing } = this.parts;
     return this.run('close an episode', () => closeEpisode(ctx, { llm, model: extraction.model, timeoutMs: extraction.timeoutMs, signal: closing.signal }, id, options));
@@ -277,7 +277,7 @@ export class Engine {
 
   // ---------- facts ----------
 
-  /** One fact, merged with a near-identical current one unless `merge: false` (see extract/add-fact-merging.ts). */
+  /** One fact, merged with a near-identical current one unless `merge: false` (see memories/facts/add-fact-merging.ts). */
   addFact(input: FactInput, options: AddOptions = {}): Promise<Fact> {
     return this.run('add a fact', async () => (await this.addFactsNow([input], 'facts.add', options.merge ?? true))[0]!);
   }

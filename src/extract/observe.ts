@@ -16,9 +16,9 @@ import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
 import type { Turn } from '../schema/turn.js';
-import { buildTurn } from '../turns/build-turn.js';
+import { buildTurn } from '../memories/turns/build-turn.js';
 import { indexedText } from '../search/indexed-text.js';
-import { TURN_TABLES, type TurnStore } from '../turns/turn-store.js';
+import { TURN_TABLES, type TurnStore } from '../memories/turns/turn-store.js';
 
 export { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
 

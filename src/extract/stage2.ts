@@ -1,7 +1,7 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import type { JobHandler, JobResult } from '../jobs/queue.js';
-import { writeEpisode } from '../lifecycle/write-episode.js';
+import { writeEpisode } from '../memories/episodes/write-episode.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Episode } from '../schema/episode.js';
 import { episodeIndexText } from '../schema/episode.js';

@@ -34,7 +34,7 @@ import type { ChangeEvent, EngramEvent, EngramEventType, EventListener } from '.
 import { describeProvider } from '../llm/descriptor.js';
 import type { ObserveResult } from '../extract/observe.js';
 import { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
-import type { CloseEpisodeResult } from '../lifecycle/close-episode.js';
+import type { CloseEpisodeResult } from '../memories/episodes/close-episode.js';
 import { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
 import { profileFieldsSchema, profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
 import { turnInputSchema, turnInputsSchema, turnListQuerySchema, type Turn, type TurnInput, type TurnListQuery } from '../schema/turn.js';

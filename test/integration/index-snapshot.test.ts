@@ -3,7 +3,7 @@ import { ValidationError, type Memory, type MemoryOptions, type RankingOptions }
 import { EngramDatabase } from '../../src/store/database.js';
 import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
 import { unheldTerms } from '../../src/search/persistence/unheld-terms.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { textFingerprint, textFingerprints } from '../../src/search/text-fingerprint.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../src/errors.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { parseExport, serializeExport } from '../../src/portability/export-format.js';
 
 const fact = buildFact({ id: 'f1', text: 'Likes green tea' }, 1_700_000_000_000);

@@ -1,15 +1,15 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { orderSequence, type SequenceOptions } from '../recall/sequence.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
-import { episodeIndexText, type Episode, type EpisodePatch } from '../schema/episode.js';
-import type { EpisodeListQuery } from '../schema/query.js';
-import { listEpisodes } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import type { EngineContext } from '../../engine-context.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import { orderSequence, type SequenceOptions } from '../../recall/sequence.js';
+import { DEFAULT_USER_ID } from '../../schema/common.js';
+import { episodeIndexText, type Episode, type EpisodePatch } from '../../schema/episode.js';
+import type { EpisodeListQuery } from '../../schema/query.js';
+import { listEpisodes } from '../../store/list-records.js';
+import { toStorageError } from '../../store/transaction-errors.js';
+import { putVectors } from '../../store/vector-blocks.js';
 import { chainOf } from './chaining.js';
-import { deleteEpisodesInTx } from './eviction.js';
+import { deleteEpisodesInTx } from '../../retention/eviction.js';
 
 const STATE_ORDER: readonly Episode['state'][] = ['active', 'summarized', 'archived'];
 /** Tagged episodes a replay reads at most (it returns `limit` of them, oldest first). */

@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
-import type { Fact, FactInput } from '../schema/fact.js';
+import { newId } from '../../ids.js';
+import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { Fact, FactInput } from '../../schema/fact.js';
 
 /** Builds a stored fact from validated input, filling every default. */
 export function buildFact(input: FactInput, now: number, source: Fact['source'] = 'manual'): Fact {

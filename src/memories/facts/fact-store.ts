@@ -1,12 +1,12 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { Fact, FactInput, FactPatch } from '../schema/fact.js';
-import type { FactListQuery } from '../schema/query.js';
-import { listFacts } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import type { Fact, FactInput, FactPatch } from '../../schema/fact.js';
+import type { FactListQuery } from '../../schema/query.js';
+import { listFacts } from '../../store/list-records.js';
+import { toStorageError } from '../../store/transaction-errors.js';
+import { deleteVectors, putVectors } from '../../store/vector-blocks.js';
 import { buildFact } from './build-fact.js';
 
 /**

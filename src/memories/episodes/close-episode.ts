@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { CallFailure } from '../llm/call-llm.js';
+import type { EngineContext } from '../../engine-context.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import type { CallFailure } from '../../llm/call-llm.js';
 import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from './episode-metadata.js';
-import type { LLMProvider } from '../llm/types.js';
-import type { closeEpisodeOptionsSchema } from '../schema/close-episode-options.js';
-import type { Episode } from '../schema/episode.js';
-import { toStorageError } from '../store/transaction-errors.js';
+import type { LLMProvider } from '../../llm/types.js';
+import type { closeEpisodeOptionsSchema } from '../../schema/close-episode-options.js';
+import type { Episode } from '../../schema/episode.js';
+import { toStorageError } from '../../store/transaction-errors.js';
 
-export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
+export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../../schema/close-episode-options.js';
 
 /** Why the structured metadata was not extracted (the episode was closed anyway). */
 export type CloseEpisodeReason = 'no_llm' | `metadata_${CallFailure}`;

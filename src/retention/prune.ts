@@ -1,6 +1,6 @@
 import type { EngineContext } from '../engine-context.js';
 import { deleteVectors } from '../store/vector-blocks.js';
-import { selectTurnEvictions, type TurnPolicy } from '../turns/turn-policy.js';
+import { selectTurnEvictions, type TurnPolicy } from '../memories/turns/turn-policy.js';
 import { deleteEpisodesInTx, selectEvictions } from './eviction.js';
 
 /**

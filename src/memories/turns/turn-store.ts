@@ -1,12 +1,12 @@
 import Dexie from 'dexie';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { Turn, TurnInput, TurnListQuery } from '../schema/turn.js';
-import { listTurns } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
-import { indexedText } from '../search/indexed-text.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import type { Turn, TurnInput, TurnListQuery } from '../../schema/turn.js';
+import { listTurns } from '../../store/list-records.js';
+import { toStorageError } from '../../store/transaction-errors.js';
+import { deleteVectors, putVectors } from '../../store/vector-blocks.js';
+import { indexedText } from '../../search/indexed-text.js';
 import { buildTurn } from './build-turn.js';
 import { selectTurnEvictions, type TurnPolicy } from './turn-policy.js';
 

@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
-import type { TurnOptions } from '../schema/turn-options.js';
-import type { EngramDatabase } from '../store/database.js';
+import type { TurnOptions } from '../../schema/turn-options.js';
+import type { EngramDatabase } from '../../store/database.js';
 
 export interface TurnPolicy {
   keep: 'without-llm' | 'always' | 'never';

@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
-import type { Turn, TurnInput } from '../schema/turn.js';
+import { newId } from '../../ids.js';
+import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { Turn, TurnInput } from '../../schema/turn.js';
 
 /** Builds a stored turn from validated input, filling every default; its `seq` is set when it is written (turn-store.ts). */
 export function buildTurn(input: TurnInput, now: number): Turn {

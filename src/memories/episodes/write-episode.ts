@@ -1,14 +1,14 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, QuotaError, ValidationError } from '../errors.js';
-import { newId } from '../ids.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
-import { episodeIndexText, type Episode, type EpisodeInput } from '../schema/episode.js';
-import type { CommitScope } from '../store/commit.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import type { EngineContext } from '../../engine-context.js';
+import { NotFoundError, QuotaError, ValidationError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { DEFAULT_USER_ID } from '../../schema/common.js';
+import { episodeIndexText, type Episode, type EpisodeInput } from '../../schema/episode.js';
+import type { CommitScope } from '../../store/commit.js';
+import { deleteVectors, putVectors } from '../../store/vector-blocks.js';
 import { findAutoParent } from './chaining.js';
 import { duplicatesInTransaction, findDuplicate } from './dedup.js';
-import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
+import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from '../../retention/eviction.js';
 
 export interface EpisodeWriteResult {
   episode: Episode;

@@ -1,12 +1,12 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import type { LLMProvider } from '../llm/types.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
-import type { ResolvedExtraction } from './resolve-extraction.js';
-import type { Fact, FactInput } from '../schema/fact.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
-import { decideFacts, planFactWrites } from './facts-merge.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { LLMProvider } from '../../llm/types.js';
+import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { ResolvedExtraction } from '../../extract/resolve-extraction.js';
+import type { Fact, FactInput } from '../../schema/fact.js';
+import { deleteVectors, putVectors } from '../../store/vector-blocks.js';
+import { decideFacts, planFactWrites } from '../../extract/facts-merge.js';
 
 /**
  * A fact the app adds directly, merged like an extracted one (facts-merge.ts):
