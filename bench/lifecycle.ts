@@ -26,9 +26,7 @@ function storedEpisodes(n: number, now: number): string {
   );
   return serializeExport({
     header: { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now, userId: null, embedder: null },
-    episodes,
-    facts: [],
-    turns: [],
+    memories: new Map([['episode', episodes]]),
     profiles: [],
     tasks: [],
     steps: [],

@@ -7,7 +7,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { LLMProvider } from '../llm/types.js';
 import { DEFAULT_USER_ID, MAX_TEXT_CHARS } from '../schema/common.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import type { CommitScope } from '../store/commit.js';
 import type { CallFailure } from '../llm/call-llm.js';
 import { captureKey, captureRefusal, readCaptureState } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
@@ -17,8 +17,8 @@ import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
 import type { Turn } from '../schema/turn.js';
 import { buildTurn } from '../memories/turns/build-turn.js';
-import { indexedText } from '../search/indexed-text.js';
-import { TURN_TABLES, type TurnStore } from '../memories/turns/turn-store.js';
+import type { TurnStore } from '../memories/turns/turn-store.js';
+import { EPISODES, FACTS, TURNS } from '../memories/registry.js';
 
 export { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
 
@@ -86,15 +86,14 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   const keepTurns = deps.turns.policy.keep === 'always' || (deps.turns.policy.keep === 'without-llm' && !deps.llm);
   const kept = keepTurns ? await exchangeTurns(ctx, input, userId, sessionId) : { records: [], vectors: [] };
   const turns = { stored: kept.records.length };
-  const putTurns = () => deps.turns.putInTransaction(kept.records, kept.vectors);
+  const putTurns = (scope: CommitScope) => deps.turns.putInTransaction(scope, kept.records, kept.vectors);
   checkCaller();
   if (!deps.llm) {
     const { event, row } = extraction('skipped', 0, false, 'no LLM provider is configured');
-    await ctx.commit('record a skipped extraction', ['events', ...TURN_TABLES], async (scope) => {
+    await ctx.commit('record a skipped extraction', ['events', TURNS], async (scope) => {
       checkCaller();
-      await putTurns();
-      await ctx.db.events.add(row);
-      scope.emit(event);
+      await putTurns(scope);
+      await scope.audit(event, row.at);
     });
     return { facts: none, turns, episodeScheduled: false, reason: 'no_llm', detail: 'no LLM provider is configured', costUsd: 0 };
   }
@@ -104,13 +103,12 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   checkCaller();
   if (!stage1.ok) {
     const { event, row } = extraction('failed', 0, false, stage1.reason);
-    await ctx.commit('count a turn', ['meta', 'events', ...TURN_TABLES], async (scope) => {
+    await ctx.commit('count a turn', ['meta', 'events', TURNS], async (scope) => {
       checkCaller();
-      await putTurns();
+      await putTurns(scope);
       const state = await readCaptureState(ctx.db, userId);
       await ctx.db.meta.put({ key: captureKey(userId), value: { ...state, turn: state.turn + 1 } });
-      await ctx.db.events.add(row);
-      scope.emit(event);
+      await scope.audit(event, row.at);
     });
     return { facts: none, turns, episodeScheduled: false, reason: `stage1_${stage1.failure}`, detail: stage1.reason, costUsd };
   }
@@ -133,14 +131,12 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
   checkCaller();
-  await ctx.commit('store the facts of a turn', ['facts', 'vectorBlocks', 'jobs', 'meta', 'episodes', 'profiles', 'events', 'turns'], async (scope) => {
+  await ctx.commit('store the facts of a turn', [FACTS, TURNS, EPISODES, 'jobs', 'meta', 'profiles', 'events'], async (scope) => {
     checkCaller();
     refusal = null;
     job = undefined;
-    await putTurns();
-    await db.facts.bulkPut(plan.puts);
-    await putVectors(db, [...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
-    if (plan.retired.length) await deleteVectors(db, plan.retired);
+    await putTurns(scope);
+    await scope.put(FACTS, plan.puts, vectorOf);
     if (profile && Object.keys(profile.fields).length) await writeProfileFields(ctx, userId, profile.fields);
 
     const state = await readCaptureState(db, userId);
@@ -158,8 +154,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
       }
     }
     await db.meta.put({ key: captureKey(userId), value: next });
-    await db.events.add(row);
-    scope.emit(event);
+    await scope.audit(event, row.at);
   });
 
   const result: ObserveResult = { facts: plan.counts, turns, episodeScheduled: !!job, costUsd };
@@ -188,5 +183,5 @@ async function exchangeTurns(
     .filter(([, text]) => text.trim().length > 0)
     // A side may be longer than a memory's text can be (observe takes 200,000 characters): the turn keeps the first 100,000.
     .map(([speaker, text, createdAt]) => buildTurn({ userId, sessionId, speaker, text: text.slice(0, MAX_TEXT_CHARS), createdAt }, now));
-  return { records, vectors: await embedTexts(ctx, records.map(indexedText)) };
+  return { records, vectors: await embedTexts(ctx, records.map(TURNS.indexedText)) };
 }

@@ -1,46 +1,57 @@
-import Dexie from 'dexie';
+import Dexie, { type Table } from 'dexie';
+import type { MemoryKind, StoredMemory } from '../memories/registry.js';
 import type { EngramDatabase } from '../store/database.js';
-import { deleteVectors } from '../store/vector-blocks.js';
+
+/** A memory that retention may evict: the app can pin it. Its kind's table indexes `[userId+createdAt]`. */
+export type Evictable = StoredMemory & { pinned: boolean };
+
+/** How long a kind's memories are kept (0: no limit), and how many unpinned ones a user keeps. */
+export interface RetentionPolicy {
+  ttlDays: number;
+  maxCount: number;
+  now: number;
+}
 
 /**
- * Eviction policy, run inside the write transaction of every episode write
- * and by `memory.prune()`:
- *   1. TTL: unpinned episodes created more than `ttlDays` ago go (0 = off).
- *   2. Cap: while a user has more than `maxEpisodes` unpinned episodes, the
+ * Eviction policy, run inside the write transaction of every episode or
+ * turn write and by `memory.prune()`, for one user and one kind:
+ *   1. TTL: unpinned memories created more than `ttlDays` ago go (0 = off).
+ *   2. Cap: while the user has more than `maxCount` unpinned ones, the
  *      oldest (by creation time) go.
- * Pinned episodes are exempt from both and do not count towards the cap.
+ * Pinned memories are exempt from both and do not count towards the cap,
+ * and so are the ids in `keep` (the one being written).
  *
  * Returns the ids to evict; the caller deletes them in the same transaction.
  */
 export async function selectEvictions(
   db: EngramDatabase,
+  kind: MemoryKind<Evictable>,
   userId: string,
-  policy: { ttlDays: number; maxEpisodes: number; now: number },
+  policy: RetentionPolicy,
   keep: ReadonlySet<string> = new Set(),
 ): Promise<{ ttl: string[]; cap: string[] }> {
-  const byAge = () =>
-    db.episodes.where('[userId+createdAt]').between([userId, Dexie.minKey], [userId, Dexie.maxKey], true, true);
+  const table = db.table(kind.table) as Table<Evictable, string>;
+  const byAge = () => table.where('[userId+createdAt]').between([userId, Dexie.minKey], [userId, Dexie.maxKey], true, true);
 
   const ttl: string[] = [];
   if (policy.ttlDays > 0) {
     const cutoff = policy.now - policy.ttlDays * 86_400_000;
-    const expired = await db.episodes
+    const expired = await table
       .where('[userId+createdAt]')
       .between([userId, Dexie.minKey], [userId, cutoff], true, false)
-      .filter((e) => !e.pinned && !keep.has(e.id))
+      .filter((m) => !m.pinned && !keep.has(m.id))
       .primaryKeys();
     ttl.push(...expired);
   }
 
   // Fast path: the total (pinned included) within the cap means nothing to do.
   const total = await byAge().count();
-  if (total - ttl.length <= policy.maxEpisodes) return { ttl, cap: [] };
+  if (total - ttl.length <= policy.maxCount) return { ttl, cap: [] };
 
   const gone = new Set(ttl);
-  // One getAll and a filter in memory: a Dexie `.filter()` walks a cursor one
-  // record per event-loop turn, ~25x slower at 1k episodes (bench/lifecycle.ts).
-  const unpinned = (await byAge().toArray()).filter((e) => !e.pinned && !gone.has(e.id)).map((e) => e.id);
-  const excess = unpinned.length - policy.maxEpisodes;
+  // One getAll and a filter in memory: a Dexie `.filter()` walks a cursor one record per event-loop turn.
+  const unpinned = (await byAge().toArray()).filter((m) => !m.pinned && !gone.has(m.id)).map((m) => m.id);
+  const excess = unpinned.length - policy.maxCount;
   const cap: string[] = [];
   for (let i = 0; i < unpinned.length && cap.length < excess; i++) {
     if (!keep.has(unpinned[i]!)) cap.push(unpinned[i]!);
@@ -48,37 +59,18 @@ export async function selectEvictions(
   return { ttl, cap };
 }
 
-/** The oldest unpinned episodes of a user: what goes first when the disk is full. */
-export async function oldestUnpinned(db: EngramDatabase, userId: string, count: number): Promise<string[]> {
-  return db.episodes
+/** The oldest unpinned memories of a kind and user: what goes first when the disk is full. */
+export async function oldestUnpinned(db: EngramDatabase, kind: MemoryKind<Evictable>, userId: string, count: number): Promise<string[]> {
+  return (db.table(kind.table) as Table<Evictable, string>)
     .where('[userId+createdAt]')
     .between([userId, Dexie.minKey], [userId, Dexie.maxKey], true, true)
-    .filter((e) => !e.pinned)
+    .filter((m) => !m.pinned)
     .limit(count)
     .primaryKeys();
 }
 
-/**
- * Deletes episodes with their vectors and splices them out of chains: their
- * children are re-pointed to their parent, so an arc never dangles.
- */
-export async function deleteEpisodesInTx(db: EngramDatabase, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const doomed = new Set(ids);
-  const records = await db.episodes.bulkGet(ids);
-  for (const record of records) {
-    if (!record) continue;
-    let parent = record.parentId;
-    // Skip parents that are being deleted in the same batch.
-    const seen = new Set<string>();
-    while (parent && doomed.has(parent) && !seen.has(parent)) {
-      seen.add(parent);
-      parent = records.find((r) => r?.id === parent)?.parentId ?? null;
-    }
-    await db.episodes.where('parentId').equals(record.id).modify((child) => {
-      if (!doomed.has(child.id)) child.parentId = parent && !doomed.has(parent) ? parent : null;
-    });
-  }
-  await db.episodes.bulkDelete(ids);
-  await deleteVectors(db, ids);
+/** The users who have memories of a kind. */
+export async function usersOf(db: EngramDatabase, kind: MemoryKind<Evictable>): Promise<string[]> {
+  const keys = (await db.table(kind.table).orderBy('[userId+createdAt]').uniqueKeys()) as unknown as [string, number][];
+  return [...new Set(keys.map(([userId]) => userId))];
 }

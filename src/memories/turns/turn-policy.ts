@@ -1,6 +1,7 @@
-import Dexie from 'dexie';
+import { selectEvictions } from '../../retention/eviction.js';
 import type { TurnOptions } from '../../schema/turn-options.js';
 import type { EngramDatabase } from '../../store/database.js';
+import { TURNS } from '../registry.js';
 
 export interface TurnPolicy {
   keep: 'without-llm' | 'always' | 'never';
@@ -15,24 +16,10 @@ export function resolveTurnPolicy(options: TurnOptions = {}): TurnPolicy {
 /**
  * The turns of `userId` that retention removes, inside the caller's write
  * transaction (every turn write, and `memory.prune()`): unpinned turns older
- * than `ttlDays`, then the oldest unpinned ones beyond `maxPerUser`. Pinned
- * turns are exempt and do not count towards the cap.
+ * than `ttlDays`, then the oldest unpinned ones beyond `maxPerUser`
+ * (retention/eviction.ts). Pinned turns are exempt and do not count towards the cap.
  */
 export async function selectTurnEvictions(db: EngramDatabase, userId: string, policy: TurnPolicy, now: number): Promise<string[]> {
-  const byAge = () => db.turns.where('[userId+createdAt]').between([userId, Dexie.minKey], [userId, Dexie.maxKey], true, true);
-  const gone = new Set<string>();
-  if (policy.ttlDays > 0) {
-    const cutoff = now - policy.ttlDays * 86_400_000;
-    const expired = await db.turns
-      .where('[userId+createdAt]')
-      .between([userId, Dexie.minKey], [userId, cutoff], true, false)
-      .filter((t) => !t.pinned)
-      .primaryKeys();
-    expired.forEach((id) => gone.add(id));
-  }
-  // Fast path: the total (pinned included) within the cap.
-  if ((await byAge().count()) - gone.size <= policy.maxPerUser) return [...gone];
-  const unpinned = (await byAge().toArray()).filter((t) => !t.pinned && !gone.has(t.id)).map((t) => t.id);
-  for (const id of unpinned.slice(0, Math.max(0, unpinned.length - policy.maxPerUser))) gone.add(id);
-  return [...gone];
+  const { ttl, cap } = await selectEvictions(db, TURNS, userId, { ttlDays: policy.ttlDays, maxCount: policy.maxPerUser, now });
+  return [...ttl, ...cap];
 }

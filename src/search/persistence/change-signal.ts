@@ -1,4 +1,6 @@
 import type { ChangeTable } from '../../telemetry/events.js';
+import { memoryKinds, searchFormOf, type StoredMemory } from '../../memories/registry.js';
+import { isRecordTable } from '../../store/change-feed.js';
 import type { EngramDatabase } from '../../store/database.js';
 import { getVectors } from '../../store/vector-blocks.js';
 import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
@@ -41,7 +43,8 @@ export interface RefreshTargets {
 }
 
 const PROTOCOL = 2;
-const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
+/** A table a change message may name: a record table (store/change-feed.ts) the app reads back. */
+const isChangeTable = (table: string): table is ChangeTable => table !== 'vectorBlocks' && isRecordTable(table);
 
 /**
  * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
@@ -131,13 +134,12 @@ export class ChangeSignal {
     let rows;
     try {
       // One read transaction: a consistent view of records and vectors.
-      rows = await db.transaction('r', [db.episodes, db.facts, db.turns, db.tasks, db.vectorBlocks], async () => ({
-        episodes: await db.episodes.bulkGet(ids),
-        facts: await db.facts.bulkGet(ids),
-        turns: await db.turns.bulkGet(ids),
-        tasks: await db.tasks.bulkGet(ids),
-        vectors: await getVectors(db, ids),
-      }));
+      const kinds = memoryKinds();
+      rows = await db.transaction('r', [...kinds.map((kind) => db.table(kind.table)), db.tasks, db.vectorBlocks], async () => {
+        const memories: (StoredMemory | undefined)[][] = [];
+        for (const kind of kinds) memories.push(await db.table(kind.table).bulkGet(ids));
+        return { memories, tasks: await db.tasks.bulkGet(ids), vectors: await getVectors(db, ids) };
+      });
     } finally {
       this.readers.delete(touchedLocally);
     }
@@ -146,10 +148,10 @@ export class ChangeSignal {
     ids.forEach((id, i) => {
       // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
       if (touchedLocally.has(id)) return void again.push(id);
-      const record = rows.episodes[i] ?? rows.facts[i] ?? rows.turns[i];
+      const record = rows.memories.map((kind) => kind[i]).find((found) => found !== undefined);
       const stored = rows.vectors.get(id)?.vector;
       const vector = stored && stored.length === dimension ? stored : undefined;
-      if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);
+      if (record && (vector || index.has(id))) applyWritten(index, [{ ...searchFormOf(record), vector }]);
       else applyDeleted(index, [id]);
       const task = rows.tasks[i];
       if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
@@ -164,6 +166,6 @@ function parseMessage(data: unknown): ChangeMessage | null {
   const { v, written, deleted, userIds, tables } = data as Record<string, unknown>;
   const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((id) => typeof id === 'string');
   if (v !== PROTOCOL || !strings(written) || !strings(deleted) || !strings(userIds) || !strings(tables)) return null;
-  if (!tables.every((t) => (TABLES as readonly string[]).includes(t))) return null;
+  if (!tables.every(isChangeTable)) return null;
   return { written, deleted, userIds, tables: tables as ChangeTable[] };
 }
