@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Memory, RankingOptions } from '../src/index.js';
 import { loadavg } from 'node:os';
 import { benchMemory, LOCOMO_PATH, percentile, printTable } from './support.js';
+import { resolveRanking } from '../src/search/ranking.js';
 
 interface Turn { dia_id: string; speaker: string; text: string; image_caption?: string; session_iso_date_time: string }
 interface Question { qid: string; question: string; category: number; category_name: string; evidence_ids: string[] }
@@ -87,7 +88,8 @@ export interface ModeResult {
 }
 
 export async function evaluate(ranking: RankingOptions, exportText: string, conversations: Conversation[], now?: number): Promise<ModeResult> {
-  const { memory } = await benchMemory({ ranking, ...(now !== undefined ? { clock: () => now } : {}) });
+  // The turns' times are their sessions' wall clocks read as UTC: the queries' dates are read in the same zone.
+  const { memory } = await benchMemory({ ranking, timeZone: 'UTC', ...(now !== undefined ? { clock: () => now } : {}) });
   await memory.import(exportText);
   const result: ModeResult = { byCategory: new Map(), overall: { n: 0, sums: KS.map(() => 0) }, byConversation: new Map(), latencies: [] };
   for (const conversation of conversations) {
@@ -263,10 +265,13 @@ async function main(): Promise<void> {
   };
   console.log(`\nrecall (k 20) p50 / p95 on the turn store: ${latency(0.85)} with previousTurnWeight 0.85, ${latency(0)} with 0 (load ${loadavg()[0]!.toFixed(2)})`);
   const byBoost = await crossValidate('timeQuestionBoost', [0, 0.1, 0.2, 0.3, 0.4, 0.5], (b) => ({ timeQuestionBoost: b }), turnExport, conversations);
-  printByCategory('timeQuestionBoost', byBoost, 0.3);
+  printByCategory('timeQuestionBoost', byBoost, resolveRanking().timeQuestionBoost);
   // Speakers as a field: a named speaker leaves the query's words and boosts their turns (0: the name stays a word, no boost).
-  const bySpeaker = await crossValidate('speakerBoost', [0, 0.1, 0.2, 0.3, 0.4, 0.5], (b) => ({ speakerBoost: b }), turnExport, conversations);
-  printByCategory('speakerBoost', bySpeaker, 0.2);
+  const bySpeaker = await crossValidate('speakerBoost', [0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5], (b) => ({ speakerBoost: b }), turnExport, conversations);
+  printByCategory('speakerBoost', bySpeaker, resolveRanking().speakerBoost);
+  // Time windows of the query (recall/query-times.ts): the memories in a date, month or session it names, boosted.
+  const byWindow = await crossValidate('timeWindowBoost', [0, 0.5, 1, 2, 3, 5], (b) => ({ timeWindowBoost: b }), turnExport, conversations);
+  printByCategory('timeWindowBoost', byWindow, resolveRanking().timeWindowBoost);
 
   // Diversity: does capping or decaying each session's share of the top 10 help (multi-hop lists spread over sessions)?
   const diversityRows = await diversity(turnExport, conversations);

@@ -14,6 +14,8 @@ export interface EngineContext {
   index: MemoryIndex;
   lifecycle: ResolvedLifecycle;
   ranking: Ranking;
+  /** The app's time zone (createMemory's `timeZone`, else the runtime's): recall reads a query's times in it. */
+  timeZone: string;
   now(): number;
   /** Emits a typed event that is not about a write (`change` is announced by the commit path alone). */
   emit(event: WriteEvent): void;

@@ -38,12 +38,27 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   SYNC: 'SyncError',
 };
 
+/** One field of an input that failed validation (`ValidationError.issues`). */
 export interface ValidationIssue {
   /** Dotted path to the offending field, e.g. `context.tags.2`; empty for the value itself. */
   path: string;
   message: string;
 }
 
+/**
+ * The base class of every error engram reports. `code` is stable (branch on
+ * it where `instanceof` cannot work, e.g. across realms); `details` is plain
+ * data, the same on both sides of the worker boundary.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await memory.facts.add({ text: '' });
+ * } catch (error) {
+ *   if (error instanceof EngramError) console.log(error.code, error.message); // VALIDATION facts.add: text: ...
+ * }
+ * ```
+ */
 export class EngramError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;

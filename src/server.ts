@@ -22,5 +22,5 @@ export {
   type PullResult,
   type CompactResult,
 } from './hub/sync-store.js';
-export type { SqlDatabase, SqlQueryable, PgPoolLike, PGliteLike } from './hub/sql-database.js';
+export type { SqlDatabase, SqlQueryable, PgPoolLike, PgPoolClientLike, PGliteLike } from './hub/sql-database.js';
 export { SyncError, type SyncErrorReason } from './errors.js';

@@ -20,8 +20,7 @@ export function serveEngine(): void {
   // Dexie turns its debug mode on by itself in pages served from localhost or 127.0.0.1: every table call then creates a
   // console task and runs its continuations inside it, and every rejection is also logged with console.trace, though the
   // engine turns it into an EngramError the app handles. This worker is engram's own, so engram behaves, logs and
-  // performs the same whatever the host name (console.createTask alone took 0.1 ms of the worker's CPU per recall at
-  // 100k on 127.0.0.1, in a CPU profile of 100 back-to-back recalls).
+  // performs the same whatever the host name (console.createTask costs worker CPU on every table call).
   Dexie.debug = false;
   installErrorTransfer();
   Comlink.expose(entry);
@@ -36,6 +35,7 @@ const entry: WorkerEntry = {
       onEvent: onEvent ? (e) => void onEvent(e) : undefined,
       llm: llmDescriptor ? providerFromDescriptor(llmDescriptor) : llmOnPage ? providerOnPage(llmOnPage) : undefined,
     });
-    return Comlink.proxy(engine);
+    // The page calls every operation through the dispatcher (src/operations/); `close` is one of its methods.
+    return Comlink.proxy(engine.dispatcher);
   },
 };

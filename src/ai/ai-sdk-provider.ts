@@ -18,6 +18,10 @@ export const aiSdkProviderOptionsSchema = z.strictObject({
    */
   maxRetries: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10))),
 });
+/**
+ * Options of `aiSdkProvider`: prices for `costUsd`, and the AI SDK's own retries.
+ * @interface
+ */
 export type AiSdkProviderOptions = z.input<typeof aiSdkProviderOptionsSchema>;
 
 /** An AI SDK language model as the AI SDK itself recognises one (a model object, not a gateway id string). */

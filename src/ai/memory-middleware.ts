@@ -14,6 +14,9 @@ export type MemoryLike = Pick<Memory, 'recall' | 'observe' | 'formatContext'>;
 /** Which step failed: recalling before the call, or observing the turn after it. */
 export type MemoryMiddlewareStage = 'recall' | 'observe';
 
+/**
+ * A turn the middleware observed, as `onObserved` receives it: the user message, the reply, and what `memory.observe` returned.
+ */
 export interface ObservedTurn {
   user: string;
   assistant: string;
@@ -52,12 +55,18 @@ export const memoryMiddlewareOptionsSchema = z.strictObject({
   /** Called after a turn has been observed, with what `observe` returned. */
   onObserved: z.optional(z.custom<(turn: ObservedTurn) => void>((value) => typeof value === 'function')),
 });
+/**
+ * What `memoryMiddleware` takes: the memory and whose memories, how many to recall and how much prompt they may take, and the error and observe callbacks.
+ * @interface
+ */
 export type MemoryMiddlewareOptions = z.input<typeof memoryMiddlewareOptionsSchema>;
 
+/** The line the middleware puts above the recalled memories in the system prompt (`heading` replaces it). */
 export const DEFAULT_MEMORY_HEADING = 'What you remember about the user from earlier conversations (may be incomplete or out of date):';
 const DEFAULT_K = 8;
 const DEFAULT_MAX_CONTEXT_TOKENS = 1000;
 
+/** The AI SDK middleware `memoryMiddleware` returns, with `flush()` to wait for the turns still being observed. */
 export type MemoryMiddleware = LanguageModelMiddleware & {
   /** Resolves once every observe started so far has settled (for tests, and before closing the memory). */
   flush(): Promise<void>;

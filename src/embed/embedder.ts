@@ -27,6 +27,9 @@ export interface Progress {
   message?: string;
 }
 
+/**
+ * Called with each `Progress` while a model loads, the index is rebuilt or memories are re-embedded (`createMemory({ onProgress })`).
+ */
 export type ProgressListener = (progress: Progress) => void;
 
 export function isEmbedder(value: unknown): value is Embedder {

@@ -8,6 +8,9 @@ import { readModelConfig } from './model-config.js';
 import { localModelSource, urlModelSource, type ModelSource } from './model-source.js';
 import { defaultModelFiles } from '../default-model-files.js';
 
+/**
+ * Which model embeds, and where its files come from: `createMemory({ embedder })` or `loadTransformersEmbedder(options)`.
+ */
 export interface TransformersEmbedderOptions {
   /**
    * Hub model id, or a folder name under `localModelPath`. By default the

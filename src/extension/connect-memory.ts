@@ -13,23 +13,41 @@ import { BRIDGE_TAG, defaultRuntime, type BridgeMethod, type BridgeResponse, typ
  * sent).
  */
 export interface RemoteMemory {
+  /** `Memory.facts`, through the extension. */
   facts: Memory['facts'];
+  /** `Memory.turns`, through the extension. */
   turns: Memory['turns'];
+  /** `Memory.episodes`, through the extension. */
   episodes: Memory['episodes'];
+  /** `Memory.tasks` but `start` (a task handle has its own buffer: start tasks where the memory lives). */
   tasks: Omit<Memory['tasks'], 'start'>;
+  /** `Memory.patterns`, through the extension. */
   patterns: Memory['patterns'];
+  /** `Memory.profile`, through the extension. */
   profile: Memory['profile'];
+  /** `Memory.profileLine`, through the extension. */
   profileLine: Memory['profileLine'];
+  /** `Memory.observe`, through the extension (no `signal`). */
   observe: Memory['observe'];
+  /** `Memory.recall`, through the extension (no `signal`). */
   recall: Memory['recall'];
+  /** `Memory.activity`, through the extension. */
   activity: Memory['activity'];
+  /** `Memory.prune`, through the extension. */
   prune: Memory['prune'];
+  /** `Memory.forget`, through the extension. */
   forget: Memory['forget'];
+  /** `Memory.idle`, through the extension (no `signal`). */
   idle: Memory['idle'];
+  /** `Memory.info`, through the extension. */
   info: Memory['info'];
+  /** `Memory.export`, through the extension (the file travels as text). */
   export: Memory['export'];
+  /** `Memory.import`, through the extension. */
   import: Memory['import'];
+  /** `Memory.formatContext`, run in this context (no round trip). */
   formatContext: Memory['formatContext'];
+  /** `Memory.formatReplay`, run in this context (no round trip). */
   formatReplay: Memory['formatReplay'];
 }
 

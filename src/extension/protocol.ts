@@ -78,12 +78,17 @@ export interface MessageSenderLike {
 
 /** The part of `chrome.runtime` (or `browser.runtime`) the bridge uses. */
 export interface RuntimeLike {
+  /** The extension's id; a runtime without one is refused. */
   id?: string;
   /** The URL of a file of the extension: its origin is the extension's own. */
   getURL?(path: string): string;
+  /** Sends a message to the extension's other contexts and resolves with the answer. */
   sendMessage(message: unknown): Promise<unknown>;
+  /** Messages from the extension's other contexts. */
   onMessage: {
+    /** Starts delivering messages to `listener`; returning `true` keeps `sendResponse` valid after it returns. */
     addListener(listener: (message: unknown, sender: MessageSenderLike, sendResponse: (response: unknown) => void) => boolean | void): void;
+    /** Stops delivering messages to `listener`. */
     removeListener(listener: (message: unknown, sender: MessageSenderLike, sendResponse: (response: unknown) => void) => boolean | void): void;
   };
 }

@@ -25,6 +25,12 @@ export async function clearCaptureState(db: EngramDatabase, userId: string): Pro
   await db.meta.delete(captureKey(userId));
 }
 
+/** Why capture refused an episode: which control, and a sentence for people (`observe()`'s `reason` and `detail`). */
+export interface CaptureRefusal {
+  reason: 'capture_cooldown' | 'capture_daily_cap';
+  detail: string;
+}
+
 /**
  * Episode capture controls: before an episode is scheduled for a user, a
  * cooldown in turns and in minutes since their last captured episode, and a
@@ -37,12 +43,15 @@ export async function captureRefusal(
   state: CaptureState,
   options: ResolvedExtraction['capture'],
   now: number,
-): Promise<string | null> {
+): Promise<CaptureRefusal | null> {
   if (state.lastEpisodeTurn !== null && state.turn - state.lastEpisodeTurn < options.cooldownTurns) {
-    return `cooldown: ${state.turn - state.lastEpisodeTurn} of ${options.cooldownTurns} turns since the last episode`;
+    return { reason: 'capture_cooldown', detail: `cooldown: ${state.turn - state.lastEpisodeTurn} of ${options.cooldownTurns} turns since the last episode` };
   }
   if (state.lastEpisodeAt !== null && now - state.lastEpisodeAt < options.cooldownMinutes * 60_000) {
-    return `cooldown: ${Math.floor((now - state.lastEpisodeAt) / 60_000)} of ${options.cooldownMinutes} minutes since the last episode`;
+    return {
+      reason: 'capture_cooldown',
+      detail: `cooldown: ${Math.floor((now - state.lastEpisodeAt) / 60_000)} of ${options.cooldownMinutes} minutes since the last episode`,
+    };
   }
   const profile = await db.profiles.get(userId);
   const tz = typeof profile?.fields.timeZone === 'string' && isValidTimeZone(profile.fields.timeZone) ? profile.fields.timeZone : 'UTC';
@@ -52,6 +61,6 @@ export async function captureRefusal(
     .between([userId, dayStart], [userId, Dexie.maxKey], true, true)
     .filter((e) => e.source === 'episode')
     .count();
-  if (today >= options.maxPerDay) return `daily cap: ${today} episodes today (${tz}), the cap is ${options.maxPerDay}`;
+  if (today >= options.maxPerDay) return { reason: 'capture_daily_cap', detail: `daily cap: ${today} episodes today (${tz}), the cap is ${options.maxPerDay}` };
   return null;
 }

@@ -5,16 +5,18 @@ import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { LLMProvider } from '../llm/types.js';
-import { DEFAULT_USER_ID, MAX_TEXT_CHARS } from '../schema/common.js';
+import { MAX_TEXT_CHARS } from '../schema/common.js';
+import type { WithUser } from '../schema/default-user.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
 import type { CommitScope } from '../store/commit.js';
 import type { CallFailure } from '../llm/call-llm.js';
-import { captureKey, captureRefusal, readCaptureState } from './capture.js';
+import { captureKey, captureRefusal, readCaptureState, type CaptureRefusal } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { proposeProfile, writeProfileFields } from './profile-sync.js';
 import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
+import type { Fact } from '../schema/fact.js';
 import type { Turn } from '../schema/turn.js';
 import { buildTurn } from '../memories/turns/build-turn.js';
 import type { TurnStore } from '../memories/turns/turn-store.js';
@@ -30,10 +32,19 @@ export type ObserveReason =
   | 'capture_cooldown'
   | 'capture_daily_cap';
 
+/**
+ * What `memory.observe()` did with one turn: facts stored, replaced or skipped, turns kept, whether an episode was scheduled, and why not when something was not done.
+ */
 export interface ObserveResult {
+  /**
+   * Facts the stage-1 call extracted: new ones stored, current ones replaced by a merge, and ones skipped (below `facts.minImportance`, or the same as a current fact).
+   */
   facts: { stored: number; replaced: number; skipped: number };
   /** The exchange kept as `turn` memories (the user's message and the assistant's; see createMemory's `turns.keep`). */
   turns: { stored: number };
+  /**
+   * Whether a stage-2 job will write an episode from this turn (in the background; `memory.idle()` waits for it).
+   */
   episodeScheduled: boolean;
   /** Present when something was not done: no provider, a stage-1 failure, or a capture control. */
   reason?: ObserveReason;
@@ -67,8 +78,8 @@ export interface ObserveDeps {
  * said) when no provider is configured (`turns.keep: 'without-llm'`, the
  * default) or always (`'always'`), in the same commit as the rest.
  */
-export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.output<typeof observeInputSchema>): Promise<ObserveResult> {
-  const userId = input.userId ?? DEFAULT_USER_ID;
+export async function observe(ctx: EngineContext, deps: ObserveDeps, input: WithUser<z.output<typeof observeInputSchema>>): Promise<ObserveResult> {
+  const { userId } = input;
   const sessionId = input.sessionId ?? null;
   const none = { stored: 0, replaced: 0, skipped: 0 };
   /** The turn's `extraction` event: emitted after its commit, its audit row written in it. */
@@ -119,15 +130,14 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   costUsd += decided.costUsd;
   const now = ctx.now();
   const plan = planFactWrites(decided.decisions, { userId, sessionId, now, mode: deps.options.facts.mergeMode });
-  const finalVectors = await embedTexts(ctx, plan.embed.map((f) => f.text));
-  const vectorOf = new Map(plan.embed.map((f, i) => [f.id, finalVectors[i]!]));
+  const vectorOf = await storedVectors(ctx, plan.embed, new Map(extracted.map((f, i) => [f.text, vectors[i]!])));
   // The profile proposal comes before the write, so the whole turn is one commit (one `change`).
   const changedFacts = plan.embed.map((f) => f.text);
   const profile = changedFacts.length ? await proposeProfile(ctx, { llm: deps.llm, options: deps.options, signal: deps.signal }, userId, changedFacts) : undefined;
   costUsd += profile?.costUsd ?? 0;
 
   const { db } = ctx;
-  let refusal: string | null = null;
+  let refusal: CaptureRefusal | null = null;
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
   checkCaller();
@@ -144,7 +154,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
     if (stage1.value.hasEpisode) {
       refusal = await captureRefusal(db, userId, next, deps.options.capture, now);
       if (refusal) {
-        await db.events.add({ type: 'capture', userId, at: now, data: { skipped: true, reason: refusal } });
+        await db.events.add({ type: 'capture', userId, at: now, data: { skipped: true, reason: refusal.detail } });
       } else {
         const payload: EpisodeJobPayload = { userId, sessionId, user: input.user, assistant: input.assistant };
         const queued = deps.queue.newJob(newId(), EPISODE_JOB, userId, payload);
@@ -160,10 +170,23 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: z.ou
   const result: ObserveResult = { facts: plan.counts, turns, episodeScheduled: !!job, costUsd };
   if (!stage1.value.hasEpisode) result.reason = 'no_episode';
   else if (refusal) {
-    result.reason = (refusal as string).startsWith('daily cap') ? 'capture_daily_cap' : 'capture_cooldown';
-    result.detail = refusal;
+    const { reason, detail } = refusal as CaptureRefusal;
+    result.reason = reason;
+    result.detail = detail;
   }
   return result;
+}
+
+/**
+ * The vector each fact to store is written with. A fact stored with the text
+ * it was extracted with reuses the vector the merge search embedded; only a
+ * text the merge changed (an LLM-composed one) is embedded here.
+ */
+async function storedVectors(ctx: EngineContext, facts: readonly Fact[], embedded: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+  const fresh = [...new Set(facts.map((f) => f.text).filter((text) => !embedded.has(text)))];
+  const freshVectors = await embedTexts(ctx, fresh);
+  const byText = new Map([...embedded, ...fresh.map((text, i) => [text, freshVectors[i]!] as const)]);
+  return new Map(facts.map((f) => [f.id, byText.get(f.text)!]));
 }
 
 /** The exchange as turn records (empty sides left out) and their vectors, built before the commit (embedding is not transactional work). */

@@ -1,6 +1,6 @@
 import { AbortError, ValidationError } from '../errors.js';
 import { reasonOf } from '../jobs/abort-reason.js';
-import type { EngineApi } from '../rpc/engine-api.js';
+import type { EngineRemote } from '../rpc/engine-remote.js';
 
 /** Options of the calls an app can cancel: `observe`, `recall` (with its own options) and `idle`. */
 export interface CallOptions {
@@ -35,7 +35,7 @@ let calls = 0;
  * than rejecting on its own, so an AbortError always means nothing was
  * written, and a call whose write already committed resolves.
  */
-export async function cancellable<T>(engine: EngineApi, signal: AbortSignal | undefined, operation: string, call: (callId: string | undefined) => Promise<T>): Promise<T> {
+export async function cancellable<T>(engine: Pick<EngineRemote, 'abortCall'>, signal: AbortSignal | undefined, operation: string, call: (callId: string | undefined) => Promise<T>): Promise<T> {
   if (!signal) return call(undefined);
   if (signal.aborted) throw new AbortError(operation, reasonOf(signal));
   const callId = `${operation}#${++calls}`;

@@ -20,12 +20,17 @@ export interface LiveSnapshot<T> {
 /** Ends a subscription: callable (Svelte, React) and with `unsubscribe()` (Observables). */
 export interface Unsubscribe {
   (): void;
+  /** Ends the subscription (the same as calling it). */
   unsubscribe(): void;
 }
 
+/** An Observable-style observer for `live.subscribe({ next, error, complete })`. */
 export interface LiveObserver<T> {
+  /** Called with each new snapshot. */
   next?(value: LiveSnapshot<T>): void;
+  /** Accepted for Observable compatibility and not called: a failed run arrives through `next`, as the snapshot's `error`. */
   error?(error: unknown): void;
+  /** Accepted for Observable compatibility and not called: a live query runs until it is unsubscribed. */
   complete?(): void;
 }
 
@@ -70,6 +75,7 @@ export class LiveQuery<T> {
     this.getSnapshot = this.getSnapshot.bind(this);
   }
 
+  /** The current snapshot: `{ data, error, loading }` (for React's `useSyncExternalStore`). */
   getSnapshot(): LiveSnapshot<T> {
     return this.snapshot;
   }
@@ -103,6 +109,7 @@ export class LiveQuery<T> {
     return this;
   }
 
+  /** The Observable interop point under its string name (see `Symbol.for('observable')`). */
   ['@@observable'](): this {
     return this;
   }

@@ -1,9 +1,19 @@
 import { ValidationError } from '../errors.js';
-import type { EngineApi } from '../rpc/engine-api.js';
 import { parseInput } from '../schema/parse.js';
-import { stepInputSchema, taskOutcomeSchema, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
+import { stepInputSchema, taskOutcomeSchema, type ParsedOutcome, type StepInput, type TaskOutcome, type TaskRecord } from '../schema/task.js';
 import type { CompletedTask } from '../tasks/task-store.js';
 import { checkOutcome, checkStep } from '../tasks/limits.js';
+
+/**
+ * What a task handle sends the engine: the two task operations of
+ * src/operations/tasks.ts. Spelled out here so that the public `Task` type
+ * does not carry the whole operation table; the facade passes the engine's
+ * dispatcher, which the compiler checks against it.
+ */
+export interface TaskEngine {
+  'task.flush'(args: [taskId: string, steps: ReturnType<typeof stepInputSchema.parse>[]]): Promise<number>;
+  'task.complete'(args: [taskId: string, outcome: ParsedOutcome]): Promise<CompletedTask>;
+}
 
 /**
  * A running agent task. `log()` numbers steps in call order and buffers them;
@@ -21,8 +31,9 @@ export class Task {
   private failure: unknown;
   private completed = false;
 
+  /** @internal Created by `memory.tasks.start()`. */
   constructor(
-    private readonly engine: EngineApi,
+    private readonly engine: TaskEngine,
     record: TaskRecord,
     private readonly options: { flushAt: number; flushIntervalMs: number },
   ) {
@@ -54,7 +65,7 @@ export class Task {
     this.writing = this.writing.then(async () => {
       if (batch.length === 0) return;
       try {
-        await this.engine.appendSteps(this.id, batch);
+        await this.engine['task.flush']([this.id, batch]);
       } catch (error) {
         // Keep the steps so a later flush can retry them, and report the failure there too.
         this.buffer = [...batch, ...this.buffer];
@@ -76,7 +87,7 @@ export class Task {
     // Before the flush: an outcome over its limits fails with nothing written, the buffered steps kept.
     checkOutcome(parsed);
     await this.flush();
-    const result = await this.engine.completeTask(this.id, parsed);
+    const result = await this.engine['task.complete']([this.id, parsed]);
     this.completed = true;
     return result;
   }

@@ -12,6 +12,7 @@
  * past 2^53), and reads bytea as any Uint8Array (pg's Buffer is one).
  */
 export interface SqlQueryable {
+  /** Runs one parameterised statement (`$1`, `$2`, …) and resolves its rows. */
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
 }
 
@@ -20,15 +21,27 @@ export interface SqlDatabase extends SqlQueryable {
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
 }
 
+/** What the hub uses of one connection checked out of a `pg.Pool`. */
+export interface PgPoolClientLike {
+  /** `pg`'s `client.query(text, params)`. */
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** Returns the connection to its pool, or destroys it when given `true` or an error. */
+  release(destroy?: boolean | Error): void;
+}
+
 /** What the hub uses of a `pg.Pool` (the `pg` package). */
 export interface PgPoolLike {
+  /** `pg`'s `pool.query(text, params)`. */
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-  connect(): Promise<{ query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; release(destroy?: boolean | Error): void }>;
+  /** `pg`'s `pool.connect()`: one connection for a transaction. */
+  connect(): Promise<PgPoolClientLike>;
 }
 
 /** What the hub uses of a `PGlite` instance (`@electric-sql/pglite`). */
 export interface PGliteLike {
+  /** PGlite's `db.query(text, params)`. */
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** PGlite's `db.transaction(work)`: committed if `work` resolves, rolled back if it throws. */
   transaction<T>(work: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> }) => Promise<T>): Promise<T>;
 }
 

@@ -39,6 +39,7 @@ export const syncHandlerOptionsSchema = z.strictObject({
   /** The clock (default Date.now); injected in tests. */
   now: z.optional(z.custom<() => number>(isFunction, 'must be a function')),
 });
+/** `createSyncHandler`'s options: the hub's store, the app's `authorize(request) → spaceId`, and limits (see docs/sync.md). */
 export type SyncHandlerOptions = z.input<typeof syncHandlerOptionsSchema>;
 
 /** The HTTP status of each refusal a hub sends. */

@@ -20,6 +20,7 @@ export interface SyncStore {
   compact(space: string, options: { now: number; tombstoneTtlMs?: number }): Promise<CompactResult>;
 }
 
+/** What a push stored: the hub's answer to one device's batch of sealed rows. */
 export interface PushResult {
   stored: number;
   skipped: number;
@@ -29,6 +30,7 @@ export interface PushResult {
   superseded: number;
 }
 
+/** One device's pull: the rows after its cursor, up to a count and a size. */
 export interface PullRequest {
   device: string;
   after: string;
@@ -37,6 +39,7 @@ export interface PullRequest {
   maxBytes: number;
 }
 
+/** One batch of a pull: the space's key and space tags, the rows, the cursor to resume from and whether more follow. */
 export interface PullResult {
   keyTag: string | null;
   spaceTag: string | null;
@@ -45,6 +48,7 @@ export interface PullResult {
   more: boolean;
 }
 
+/** What a compaction removed. */
 export interface CompactResult {
   /** Tombstones every known device had pulled past. */
   passed: number;

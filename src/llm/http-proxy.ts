@@ -14,6 +14,10 @@ export const httpProxyOptionsSchema = z.strictObject({
   /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
   maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
 });
+/**
+ * Options of `httpProxy`: your server's URL, headers to send with each request, and the largest reply it reads.
+ * @interface
+ */
 export type HttpProxyOptions = z.input<typeof httpProxyOptionsSchema>;
 
 const responseSchema = z.object({

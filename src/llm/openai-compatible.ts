@@ -18,6 +18,10 @@ export const openAICompatibleOptionsSchema = z.strictObject({
   /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
   maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
 });
+/**
+ * Options of `openAICompatible`: the API's base URL, key and model, extra headers, prices for `costUsd`, and the largest reply it reads.
+ * @interface
+ */
 export type OpenAICompatibleOptions = z.input<typeof openAICompatibleOptionsSchema>;
 
 const completionSchema = z.object({

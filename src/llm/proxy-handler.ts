@@ -26,6 +26,10 @@ export const proxyHandlerOptionsSchema = z.strictObject({
    */
   allowModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200)))),
 });
+/**
+ * Options of `createProxyHandler`: the upstream and its key, and what a client may ask for (models, tasks, budget, body size and time).
+ * @interface
+ */
 export type ProxyHandlerOptions = z.input<typeof proxyHandlerOptionsSchema>;
 
 const requestSchema = z.strictObject({

@@ -20,11 +20,13 @@ export interface LLMRequest {
   signal: AbortSignal;
 }
 
+/** Tokens a call used, when the provider reports them. */
 export interface LLMUsage {
   inputTokens?: number;
   outputTokens?: number;
 }
 
+/** What a provider returns for one `LLMRequest`: the parsed JSON reply (engram validates it), and what it cost. */
 export interface LLMResponse {
   /** The parsed JSON reply; engram validates it. */
   output: unknown;
@@ -32,4 +34,18 @@ export interface LLMResponse {
   usage?: LLMUsage;
 }
 
+/**
+ * An LLM as engram sees it: any function from a request to a reply. The
+ * built-in ones are `openAICompatible`, `httpProxy` and `aiSdkProvider`
+ * (`engram/ai`); a custom one passes `request.signal` on to its `fetch`.
+ *
+ * @example
+ * ```ts
+ * const llm: LLMProvider = async (request) => {
+ *   const reply = await myModel({ system: request.system, input: request.input, schema: request.schema, signal: request.signal });
+ *   return { output: JSON.parse(reply.text), usage: { inputTokens: reply.inputTokens, outputTokens: reply.outputTokens } };
+ * };
+ * const memory = await createMemory({ name: 'my-app', llm });
+ * ```
+ */
 export type LLMProvider = (request: LLMRequest) => Promise<LLMResponse>;

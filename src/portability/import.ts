@@ -6,6 +6,9 @@ import { findIdConflict, idSpaceNames } from '../store/unique-ids.js';
 import { parseExport } from './export-format.js';
 import { placeImported } from './place-imported.js';
 
+/**
+ * What `memory.import()` wrote: the number of records of each kind, and how many memories were embedded again (no vector in the file, or one from another embedder).
+ */
 export interface ImportSummary {
   episodes: number;
   facts: number;

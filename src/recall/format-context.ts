@@ -2,19 +2,13 @@ import * as z from 'zod/mini';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import { parseInput } from '../schema/parse.js';
 import { timeMentionSchema, type TimeMention } from '../schema/time-mention.js';
+import { timeZoneSchema } from '../schema/time-zone.js';
 
 /** The range a JavaScript Date can hold; outside it, date formatting throws. */
 const MAX_DATE_MS = 8.64e15;
 const dateMsSchema = z.number().check(z.gte(-MAX_DATE_MS), z.lte(MAX_DATE_MS));
 
-export const timeZoneSchema = z.string().check(z.refine((tz) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"'));
+export { timeZoneSchema };
 
 export const formatContextOptionsSchema = z.strictObject({
   /** The moment the prompt is for (default: now). */
@@ -23,7 +17,20 @@ export const formatContextOptionsSchema = z.strictObject({
   timeZone: z.optional(timeZoneSchema),
   /** A profile line to put first (from `memory.profileLine(userId)`). */
   profileLine: z.optional(z.string()),
+  /**
+   * `'session'`: the hits under one heading per session (a memory's
+   * `sessionId`), "Session 3 (2023-06-09):" with the session's place among
+   * the user's sessions and its date (`hit.session`, from recall), the
+   * sessions in time order and each one's memories in the order they were
+   * said; memories of no session last, under "Other memories:". Default:
+   * one list in the hits' order.
+   */
+  groupBy: z.optional(z.literal('session')),
 });
+/**
+ * Options of `formatContext`: the time zone the dates are written in, the "now" line's time, and a profile line to put first.
+ * @interface
+ */
 export type FormatContextOptions = z.input<typeof formatContextOptionsSchema>;
 
 interface HitLike {
@@ -32,6 +39,8 @@ interface HitLike {
   answers?: { id: string; speaker: string; text: string };
   /** The relative times in its text (RecallHit.times): each is followed by its absolute date. */
   times?: readonly TimeMention[];
+  /** Its session's place and span (RecallHit.session): the heading `groupBy: 'session'` writes. */
+  session?: { id: string; number: number; first: number; last: number };
 }
 
 /** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
@@ -52,6 +61,7 @@ const hitsSchema = z.array(
     memory: renderableMemorySchema,
     answers: z.optional(z.looseObject({ id: z.string(), speaker: z.string(), text: z.string() })),
     times: z.optional(z.array(timeMentionSchema).check(z.maxLength(100))),
+    session: z.optional(z.looseObject({ id: z.string(), number: z.number().check(z.int(), z.gte(1)), first: dateMsSchema, last: dateMsSchema })),
   }),
 );
 /** How much of the question a turn answers is quoted. */
@@ -79,12 +89,46 @@ export function formatContext(hits: readonly HitLike[], options: FormatContextOp
   const lines = [`Now: ${localDateTime(now, timeZone)} (${timeZone})`];
   if (opts.profileLine) lines.push(opts.profileLine);
   const shown = new Set(checked.map((hit) => hit.memory.id));
-  for (const hit of checked) {
+  const line = (hit: HitLike) => {
     // A turn found through the question it answers quotes that question, unless it is a line of its own.
     const answers = hit.memory.type === 'turn' && hit.answers && !shown.has(hit.answers.id) ? hit.answers : undefined;
-    lines.push(memoryLine(hit.memory, timeZone, answers, hit.times));
-  }
+    return memoryLine(hit.memory, timeZone, answers, hit.times);
+  };
+  if (opts.groupBy === 'session') lines.push(...bySession(checked, timeZone, line));
+  else lines.push(...checked.map(line));
   return lines.join('\n');
+}
+
+/** The lines under a heading per session, sessions and memories in time order; memories of no session last. */
+function bySession(hits: readonly HitLike[], timeZone: string, line: (hit: HitLike) => string): string[] {
+  const groups = new Map<string, { hits: HitLike[]; number?: number; first: number; last: number }>();
+  const others: HitLike[] = [];
+  for (const hit of hits) {
+    const id = hit.session?.id ?? hit.memory.sessionId;
+    if (typeof id !== 'string') {
+      others.push(hit);
+      continue;
+    }
+    let group = groups.get(id);
+    // A hit built by hand may carry no session span: the session's own memories among the hits give its dates.
+    if (!group) groups.set(id, (group = { hits: [], number: hit.session?.number, first: hit.session?.first ?? hit.memory.createdAt, last: hit.session?.last ?? hit.memory.createdAt }));
+    if (!hit.session) {
+      group.first = Math.min(group.first, hit.memory.createdAt);
+      group.last = Math.max(group.last, hit.memory.createdAt);
+    }
+    group.hits.push(hit);
+  }
+  const inOrder = (list: HitLike[]) => list.map((hit, i) => ({ hit, i })).sort((a, b) => a.hit.memory.createdAt - b.hit.memory.createdAt || a.i - b.i).map(({ hit }) => line(hit));
+  const lines: string[] = [];
+  const sessions = [...groups].sort(([a, x], [b, y]) => x.first - y.first || (x.number ?? 0) - (y.number ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const [id, group] of sessions) {
+    const from = localDate(group.first, timeZone);
+    const to = localDate(group.last, timeZone);
+    const name = group.number !== undefined ? `Session ${group.number}` : `Session "${oneLine(id)}"`;
+    lines.push(`${name} (${from === to ? from : `${from} to ${to}`}):`, ...inOrder(group.hits));
+  }
+  if (others.length > 0) lines.push(...(sessions.length > 0 ? ['Other memories:'] : []), ...inOrder(others));
+  return lines;
 }
 
 export function memoryLine(memory: MemoryRecord, timeZone: string, answers?: { speaker: string; text: string }, times: readonly TimeMention[] = []): string {

@@ -1,5 +1,7 @@
+import type * as Comlink from 'comlink';
 import type { Embedder, ProgressListener } from '../embed/embedder.js';
-import type { EngineConfig } from '../engine.js';
+import type { EngineConfig } from '../engine/parts.js';
+import type { EngineDispatcher } from '../engine/dispatch.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { PageProvider } from './page-provider.js';
 import type { ProviderDescriptor } from '../llm/descriptor.js';
@@ -12,6 +14,7 @@ import type { ProviderDescriptor } from '../llm/descriptor.js';
 export interface WorkerEntry {
   /** The start-up handshake: answers as soon as the worker script has loaded (see rpc/start-worker.ts). */
   ping(): typeof WORKER_PING_REPLY;
+  /** Opens the engine and answers with its dispatcher, proxied: the page calls every operation through it. */
   open(
     config: EngineConfig,
     customEmbedder: { id: string; dimension: number } | null,
@@ -22,7 +25,7 @@ export interface WorkerEntry {
     llmDescriptor: ProviderDescriptor | null,
     /** A custom provider, which stays on the page and is called through Comlink, aborts included (see page-provider.ts). */
     llmOnPage: PageProvider | null,
-  ): Promise<unknown>;
+  ): Promise<EngineDispatcher & Comlink.ProxyMarked>;
 }
 
 /** What `ping()` answers, so a script that is not engram's worker is told apart. */

@@ -15,6 +15,7 @@ export const idSchema = z
 
 /** Users scope every memory. Single-user apps can rely on the default. */
 export const userIdSchema = idSchema;
+/** The user a memory belongs to when a call names none: single-user apps can leave `userId` out everywhere. */
 export const DEFAULT_USER_ID = 'default';
 
 /** Free text that gets embedded. Non-empty after trimming, bounded so one call cannot exhaust memory. */
@@ -58,7 +59,9 @@ export function jsonRecordSchema(maxChars: number) {
   }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${maxChars.toLocaleString('en-US')} characters`));
 }
 
+/** Free-form plain JSON data an app attaches to a memory (`metadata`); `filter` can match its top-level keys. */
 export type Metadata = z.infer<typeof metadataSchema>;
 
 export const memoryTypeSchema = z.enum(['episode', 'fact', 'turn']);
+/** The kinds of memory `recall` returns: `'episode'`, `'fact'` or `'turn'` (`types` selects them). */
 export type MemoryType = z.infer<typeof memoryTypeSchema>;

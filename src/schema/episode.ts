@@ -53,6 +53,10 @@ export const episodeRecordSchema = z.object({
   endedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
 });
+/**
+ * An episode as stored: what happened and what was learned, with its arc (`parentId`), state, provenance and metadata.
+ * @interface
+ */
 export type Episode = z.infer<typeof episodeRecordSchema>;
 
 /** What `memory.episodes.add()` accepts. Only `text` (or `goal`) is required. */
@@ -87,6 +91,10 @@ export const episodeInputSchema = z.strictObject({
   message: 'an episode needs `text` or `goal`',
   path: ['text'],
 }));
+/**
+ * What `memory.episodes.add()` takes. Only `text` (or `goal`) is required.
+ * @interface
+ */
 export type EpisodeInput = z.input<typeof episodeInputSchema>;
 
 /** Fields `memory.episodes.update()` may change. Identity and timestamps are engram's. */
@@ -113,6 +121,10 @@ export const episodePatchSchema = z.partial(z.strictObject({
   metadata: metadataSchema,
   endedAt: timestampSchema,
 }));
+/**
+ * What `memory.episodes.update(id, patch)` takes: the fields to change.
+ * @interface
+ */
 export type EpisodePatch = z.input<typeof episodePatchSchema>;
 
 /** The indexed text of a structured episode: goal and context, as the extraction issue specifies. */

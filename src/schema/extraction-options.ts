@@ -19,6 +19,10 @@ export const extractionOptionsSchema = z.strictObject({
   /** Provenance of LLM-written episodes (default 'untrusted': they come from user-supplied text). */
   episodeProvenance: z.optional(z.enum(['trusted', 'untrusted'])),
 });
+/**
+ * `createMemory({ extraction })`: the models and budgets of the stage-1 and episode calls.
+ * @interface
+ */
 export type ExtractionOptions = z.input<typeof extractionOptionsSchema>;
 
 /** Facts: creation gate and merge-on-write. */
@@ -34,6 +38,10 @@ export const factOptionsSchema = z.strictObject({
   /** 'recreate' writes a composed fact and retires the old; 'update' rewrites the old in place (default 'recreate'). */
   mergeMode: z.optional(z.enum(['recreate', 'update'])),
 });
+/**
+ * `createMemory({ facts })`: which extracted facts are kept, and when a new fact merges with a current one.
+ * @interface
+ */
 export type FactOptions = z.input<typeof factOptionsSchema>;
 
 /** Episode capture controls, checked before an episode is scheduled. */
@@ -49,4 +57,8 @@ export const captureOptionsSchema = z.strictObject({
   /** Merge when novelty (1 − best cosine to a recent episode) is below this (default 0.15). */
   noveltyMin: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });
+/**
+ * `createMemory({ capture })`: cooldowns, a daily cap and a novelty check before an episode is scheduled.
+ * @interface
+ */
 export type CaptureOptions = z.input<typeof captureOptionsSchema>;

@@ -10,6 +10,7 @@ import {
 } from './common.js';
 
 export const factCategorySchema = z.enum(['profile', 'preference', 'goal', 'relationship', 'skill', 'other']);
+/** What a fact is about: `'profile'`, `'preference'`, `'goal'`, `'relationship'`, `'skill'` or `'other'`. */
 export type FactCategory = z.infer<typeof factCategorySchema>;
 export const factSourceSchema = z.enum(['manual', 'extraction', 'import']);
 /** `current` facts are recalled and listed; `retired` ones only show in history. */
@@ -36,6 +37,10 @@ export const factRecordSchema = z.object({
   updatedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
 });
+/**
+ * A fact as stored: a stable thing about the user, with its category, importance and validity window (`validFrom`, `validUntil`, `supersededBy` once retired).
+ * @interface
+ */
 export type Fact = z.infer<typeof factRecordSchema>;
 
 /** The most numbers an `embedding` may have (larger than any common sentence-embedding model). */
@@ -94,6 +99,10 @@ export const factInputSchema = z.strictObject({
   /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
   embedding: z.optional(embeddingSchema),
 });
+/**
+ * What `memory.facts.add()` takes. Only `text` is required; `embedding` stores a vector computed elsewhere.
+ * @interface
+ */
 export type FactInput = z.input<typeof factInputSchema>;
 
 /** Options of `facts.add`. */
@@ -108,6 +117,10 @@ export const addOptionsSchema = z.strictObject({
    */
   merge: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.facts.add(input, options)`: `{ merge: false }` stores the fact as given.
+ * @interface
+ */
 export type AddOptions = z.input<typeof addOptionsSchema>;
 
 /** Options of `facts.addMany`. */
@@ -117,6 +130,10 @@ export const addManyOptionsSchema = z.strictObject({
   /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
   returnRecords: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.facts.addMany(inputs, options)`.
+ * @interface
+ */
 export type AddManyOptions = z.input<typeof addManyOptionsSchema>;
 
 export const factPatchSchema = z.partial(z.strictObject({
@@ -127,4 +144,8 @@ export const factPatchSchema = z.partial(z.strictObject({
   tags: tagsSchema,
   metadata: metadataSchema,
 }));
+/**
+ * What `memory.facts.update(id, patch)` takes: the fields to change (`null` clears a field that may be cleared).
+ * @interface
+ */
 export type FactPatch = z.input<typeof factPatchSchema>;

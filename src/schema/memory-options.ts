@@ -59,6 +59,12 @@ export const memoryOptionsSchema = z.strictObject({
   turns: z.optional(turnOptionsSchema),
   lifecycle: z.optional(lifecycleOptionsSchema),
   ranking: z.optional(rankingOptionsSchema),
+  /**
+   * The app's IANA time zone ("Europe/Lisbon"): recall reads the times a
+   * query names ("on May 8th", "yesterday evening", "last week") as that
+   * zone's calendar days. Default: the runtime's. `recall({ timeZone })` overrides it per call.
+   */
+  timeZone: engineSettingsSchema.shape.timeZone,
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),
   /**
    * Browser extensions: in a content script engram refuses to start
@@ -74,10 +80,24 @@ export const memoryOptionsSchema = z.strictObject({
   clock: z.optional(fn('() => number')),
 });
 
+/**
+ * What `createMemory()` takes: the store's name and where it lives, the
+ * embedder, an optional LLM, and the options of each part.
+ * @interface
+ */
 export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder' | 'llm'> & {
+  /** The LLM that extracts facts and writes episodes; none by default (see `LLMProvider`). */
   llm?: LLMProvider;
+  /** Progress of model loading, index rebuilds and re-embedding. */
   onProgress?: ProgressListener;
+  /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
   clock?: () => number;
+  /**
+   * Browser: run the engine in a Web Worker (default true): `true` for
+   * engram's bundled worker, its URL, a `Worker`, or a function that makes
+   * one; `false` runs it on this thread.
+   */
   worker?: boolean | string | URL | Worker | (() => Worker);
+  /** Which model embeds: options (default: the bundled model, offline) or any `Embedder`. */
   embedder?: Embedder | z.input<typeof embedderOptionsSchema>;
 };

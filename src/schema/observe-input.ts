@@ -13,4 +13,8 @@ export const observeInputSchema = z
     assistant: z.string().check(z.maxLength(MAX_TURN_CHARS, `must be at most ${MAX_TURN_CHARS} characters`)),
   })
   .check(z.refine((i) => i.user.trim().length > 0 || i.assistant.trim().length > 0, { message: 'user and assistant are both empty', path: ['user'] }));
+/**
+ * What `memory.observe()` takes: one conversation turn, the user's message and the assistant's reply.
+ * @interface
+ */
 export type ObserveInput = z.input<typeof observeInputSchema>;

@@ -1,3 +1,4 @@
+import { timeZoneSchema } from './time-zone.js';
 import * as z from 'zod/mini';
 import { rankingOptionsSchema } from './ranking-options.js';
 
@@ -11,6 +12,10 @@ export const embedderOptionsSchema = z.strictObject({
   wasmPaths: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
   runtime: z.optional(z.enum(['auto', 'onnx'])),
 });
+/**
+ * `createMemory({ embedder })` as options: which model, where its files are, precision, batch size, runtime (default: the bundled model).
+ * @interface
+ */
 export type EmbedderOptions = z.input<typeof embedderOptionsSchema>;
 
 /** Episode lifecycle: dedup-on-write, eviction, auto-chaining. */
@@ -26,6 +31,10 @@ export const lifecycleOptionsSchema = z.strictObject({
   /** Cosine above which auto-linking happens. */
   chainThreshold: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });
+/**
+ * `createMemory({ lifecycle })`: episode dedup-on-write, eviction (TTL, per-user cap) and auto-chaining.
+ * @interface
+ */
 export type LifecycleOptions = z.input<typeof lifecycleOptionsSchema>;
 
 /**
@@ -40,6 +49,9 @@ export const indexSnapshotOptionsSchema = z.union([
     saveDelayMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(3_600_000))),
   }),
 ]);
+/**
+ * `createMemory({ indexSnapshot })`: when the index snapshot is saved (`saveDelayMs`), or `false` for none (less storage, slower opens of large stores).
+ */
 export type IndexSnapshotOptions = z.input<typeof indexSnapshotOptionsSchema>;
 
 /** The plain-data part of the configuration, the same in the page and in the worker. */
@@ -48,5 +60,7 @@ export const engineSettingsSchema = z.strictObject({
   lifecycle: z.optional(lifecycleOptionsSchema),
   ranking: z.optional(rankingOptionsSchema),
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),
+  /** The app's IANA time zone: the one recall reads a query's times in ("on May 8th", "this morning"); default the runtime's. */
+  timeZone: z.optional(timeZoneSchema),
 });
 export type EngineSettings = z.infer<typeof engineSettingsSchema>;

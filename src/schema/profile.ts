@@ -16,6 +16,10 @@ export const profileFieldsSchema = z.partial(z.strictObject({
   extra: z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(500))),
 }));
 export type ProfileFields = z.infer<typeof profileFieldsSchema>;
+/**
+ * What `memory.profile.update(userId, patch)` takes: any of the profile's fields.
+ * @interface
+ */
 export type ProfilePatch = z.input<typeof profileFieldsSchema>;
 
 /** A row of the `profiles` table: the validated fields of one user. */
@@ -26,6 +30,9 @@ export const profileRecordSchema = z.strictObject({
 });
 export type ProfileRecord = z.infer<typeof profileRecordSchema>;
 
+/**
+ * A user's compact structured profile (`memory.profile.get`): name, city, time zone, language, tone, goals and free `extra` keys; `updatedAt` is null when nothing is known.
+ */
 export interface Profile extends ProfileFields {
   userId: string;
   goals: string[];

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { idSchema, memoryTypeSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 import { episodeStateSchema, outcomeStatusSchema } from './episode.js';
+import { timeZoneSchema } from './time-zone.js';
 import { embeddingSchema, factCategorySchema } from './fact.js';
 
 const scalar = z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean(), z.null()]);
@@ -11,6 +12,12 @@ const scalar = z.union([z.string().check(z.maxLength(1000)), z.number(), z.boole
  * fields, shares one). Keys name top-level `metadata` keys or known fields.
  */
 export const metadataFilterSchema = z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.union([scalar, z.array(scalar).check(z.maxLength(100))]));
+/**
+ * A `filter` of `recall` and the list calls: every key must match. A key
+ * names a top-level `metadata` key or a known field; a scalar value matches
+ * by equality, an array when the field equals any of its values (or, for an
+ * array field, shares one).
+ */
 export type MetadataFilter = z.infer<typeof metadataFilterSchema>;
 
 const timeRange = {
@@ -19,6 +26,14 @@ const timeRange = {
   /** Inclusive upper bound on `createdAt` (epoch ms or Date). */
   until: z.optional(z.union([timestampSchema, z.date()])),
 };
+
+/** A session's place among a user's sessions: 1 the first, -1 the latest. */
+const sessionPlace = z.number().check(
+  z.int(),
+  z.gte(-1_000_000),
+  z.lte(1_000_000),
+  z.refine((n) => n !== 0, 'must not be 0: 1 is the first session, -1 the latest'),
+);
 
 export const recallOptionsSchema = z.strictObject({
   userId: z.optional(userIdSchema),
@@ -48,7 +63,42 @@ export const recallOptionsSchema = z.strictObject({
    * memories to fill k.
    */
   maxPerSession: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))),
+  /**
+   * What a time the query names does ("on May 8th", "last week", "this
+   * morning", "our first session", "two sessions ago"): `'boost'` (the
+   * default) multiplies the memories inside it by 1 + `timeWindowBoost`, so
+   * they rank first but the rest stay reachable; `'filter'` keeps only
+   * them; `'off'` reads no time in the query. Either way the words that
+   * named the time are not matched as words, and a question that asks for
+   * nothing but that time ("What did we discuss on May 8th?") returns the
+   * window's memories in time order.
+   */
+  time: z.optional(z.enum(['boost', 'filter', 'off'])),
+  /** The IANA time zone the query's times are read in (default: createMemory's `timeZone`, else the runtime's). */
+  timeZone: z.optional(timeZoneSchema),
+  /** Only the memories of this session, or of these sessions (`sessionId`). */
+  sessionId: z.optional(z.union([idSchema, z.array(idSchema).check(z.minLength(1), z.maxLength(1000))])),
+  /**
+   * Only the memories of the sessions at these places in the user's
+   * sessions, ordered by their first memory's time: 1 is the first
+   * session, 2 the second, -1 the latest, -2 the one before it; `from` and
+   * `to` are inclusive and default to the first and the latest.
+   * `{ from: -3 }` is the last three sessions.
+   */
+  sessions: z.optional(z.strictObject({ from: z.optional(sessionPlace), to: z.optional(sessionPlace) })),
+  /**
+   * The session the question is asked in: the query's references to
+   * sessions count the ones before it ("our last conversation" is the one
+   * before this), and "this conversation" is it.
+   */
+  currentSessionId: z.optional(idSchema),
 });
+/**
+ * Options of `memory.recall(query, options)`: whose memories (`userId`), how
+ * many (`k`), which kinds and tags, a time window, a metadata `filter`, and
+ * `maxPerSession`.
+ * @interface
+ */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
 const listBase = {
@@ -72,6 +122,10 @@ export const episodeListQuerySchema = z.strictObject({
   outcomeStatus: z.optional(z.array(outcomeStatusSchema).check(z.minLength(1))),
   state: z.optional(z.array(episodeStateSchema).check(z.minLength(1))),
 });
+/**
+ * Options of `memory.episodes.list()`: whose, which states, tags, outcome status and time window, how many.
+ * @interface
+ */
 export type EpisodeListQuery = z.input<typeof episodeListQuerySchema>;
 
 export const factListQuerySchema = z.strictObject({
@@ -79,6 +133,10 @@ export const factListQuerySchema = z.strictObject({
   category: z.optional(z.array(factCategorySchema).check(z.minLength(1))),
   includeRetired: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.facts.list()`: whose, which categories and tags, retired versions or not, how many.
+ * @interface
+ */
 export type FactListQuery = z.input<typeof factListQuerySchema>;
 
 export const exportOptionsSchema = z.strictObject({
@@ -86,6 +144,10 @@ export const exportOptionsSchema = z.strictObject({
   /** Include embedding vectors (bigger file; import skips re-embedding when the embedder matches). Default true. */
   vectors: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.export()`: one user's memories or everyone's, with their vectors or without.
+ * @interface
+ */
 export type ExportOptions = z.input<typeof exportOptionsSchema>;
 
 export function toEpochMs(value: number | Date | undefined): number | undefined {

@@ -4,14 +4,16 @@ import * as z from 'zod/mini';
  * How recall turns its signals into one score:
  *
  *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
- *   score     = source[type] · time · speaker · ( w.similarity · relevance
+ *   score     = source[type] · time · speaker · window · ( w.similarity · relevance
  *                                         + w.importance · importance
  *                                         + w.recency    · 0.5^(age / halfLife)
  *                                         + w.pinned     · pinned )
  *
  * where `time` is 1 + timeQuestionBoost for a memory that gives a relative
  * time when the query asks about time, else 1, and `speaker` is
- * 1 + speakerBoost for a turn whose speaker the query names, else 1.
+ * 1 + speakerBoost for a turn whose speaker the query names, else 1, and
+ * `window` is 1 + timeWindowBoost for a memory inside a time window the
+ * query names, else 1.
  *
  * `keyword` is the BM25 score divided by the best BM25 score for the query
  * among the memories that pass recall's filters (not among some candidate
@@ -19,6 +21,9 @@ import * as z from 'zod/mini';
  * bench/locomo.ts): relevance dominates; importance, recency and pins break
  * near-ties.
  */
+/** A per-type multiplier: finite and bounded, as every ranking number is (zod's numbers are finite already). */
+const multiplier = z.number().check(z.gte(0), z.lte(100));
+
 /** The scoring itself is search/ranking.ts. */
 export const rankingOptionsSchema = z.strictObject({
   weights: z.optional(z.partial(z.strictObject({
@@ -27,10 +32,13 @@ export const rankingOptionsSchema = z.strictObject({
     recency: z.number().check(z.gte(0), z.lte(100)),
     pinned: z.number().check(z.gte(0), z.lte(100)),
   }))),
-  /** Half-life of the recency signal, in days. */
-  halfLifeDays: z.optional(z.number().check(z.positive(), z.lte(100_000))),
-  /** Multiplier per memory type (all equal by default). */
-  sourceWeights: z.optional(z.partial(z.strictObject({ episode: z.number().check(z.gte(0)), fact: z.number().check(z.gte(0)), turn: z.number().check(z.gte(0)) }))),
+  /** Half-life of the recency signal, in days (at least a thousandth of a day, about 86 s). */
+  halfLifeDays: z.optional(z.number().check(z.gte(0.001), z.lte(100_000))),
+  /**
+   * Multiplier per memory type (all equal by default), from 0 to 100: every
+   * range here is bounded so that no score can overflow to Infinity.
+   */
+  sourceWeights: z.optional(z.partial(z.strictObject({ episode: multiplier, fact: multiplier, turn: multiplier }))),
   /** Share of the dense (embedding) signal in relevance; the rest is keyword BM25. */
   denseWeight: z.optional(z.number().check(z.gte(0), z.lte(1))),
   /**
@@ -58,5 +66,20 @@ export const rankingOptionsSchema = z.strictObject({
    * (the query is matched with the names in it, and no turn is boosted).
    */
   speakerBoost: z.optional(z.number().check(z.gte(0), z.lte(10))),
+  /**
+   * When a query names a time ("on May 8th", "last week", "this morning")
+   * or sessions ("our first conversation"), a memory inside that window
+   * (by its own time, a time its text gives, or its session) scores
+   * (1 + this) times as much, so the window's memories rank first unless
+   * one outside matches far better (recall's `time: 'filter'` keeps only
+   * them). Default 3 (chosen on LoCoMo dev by leave-one-conversation-out,
+   * and on bench:time: see bench/locomo.ts and bench/time.ts); 0 turns the boost off (the time words still leave the
+   * query's words).
+   */
+  timeWindowBoost: z.optional(z.number().check(z.gte(0), z.lte(100))),
 });
+/**
+ * `createMemory({ ranking })`: the weights of the recall score (see the formula on `rankingOptionsSchema` in the source, and docs/ranking.md).
+ * @interface
+ */
 export type RankingOptions = z.input<typeof rankingOptionsSchema>;

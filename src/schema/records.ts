@@ -49,6 +49,10 @@ export const jobRecordSchema = z.object({
   leaseUntil: timestampSchema,
   createdAt: timestampSchema,
 });
+/**
+ * A durable unit of background work (an episode write, a pattern extraction), as `memory.activity()` lists it.
+ * @interface
+ */
 export type JobRecord = z.infer<typeof jobRecordSchema>;
 
 /** An audit/telemetry event, kept for the inspector and for tests. */
@@ -59,6 +63,10 @@ export const eventRecordSchema = z.object({
   at: timestampSchema,
   data: z.record(z.string(), z.unknown()),
 });
+/**
+ * An event kept for auditing, as `memory.activity()` lists it.
+ * @interface
+ */
 export type EventRecord = z.infer<typeof eventRecordSchema>;
 
 /** A key/value row of the `meta` table (embedder stamp, write mark, capture state). */

@@ -10,4 +10,8 @@ export const sequenceOptionsSchema = z.strictObject({
   minRelevance: z.optional(z.number().check(z.gte(-1), z.lte(1))),
   includeArchived: z.optional(z.boolean()),
 });
+/**
+ * Options of `memory.episodes.sequence(topic, options)`: whose episodes, how many, and how relevant.
+ * @interface
+ */
 export type SequenceOptions = z.input<typeof sequenceOptionsSchema>;

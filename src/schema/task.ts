@@ -2,6 +2,9 @@ import * as z from 'zod/mini';
 import { idSchema, metadataSchema, tagSchema, timestampSchema, userIdSchema } from './common.js';
 
 export const taskTypeSchema = z.enum(['code-generation', 'debugging', 'refactoring', 'testing', 'analysis', 'documentation', 'other']);
+/**
+ * The kind of an agent task: `'code-generation'`, `'debugging'`, `'refactoring'`, `'testing'`, `'analysis'`, `'documentation'` or `'other'`.
+ */
 export type TaskType = z.infer<typeof taskTypeSchema>;
 export const complexitySchema = z.enum(['simple', 'moderate', 'complex']);
 export type Complexity = z.infer<typeof complexitySchema>;
@@ -16,6 +19,10 @@ export const taskContextSchema = z.strictObject({
   domain: name,
   tags: z._default(z.array(tagSchema).check(z.maxLength(50)), []),
 });
+/**
+ * Where a task happens: language, framework, complexity (`simple`, `moderate`, `complex`), domain and tags. `tasks.relevant` and `patterns.relevant` match on it.
+ * @interface
+ */
 export type TaskContext = z.infer<typeof taskContextSchema>;
 
 export const taskStartSchema = z.strictObject({
@@ -25,6 +32,10 @@ export const taskStartSchema = z.strictObject({
   context: taskContextSchema,
   metadata: z.optional(metadataSchema),
 });
+/**
+ * What `memory.tasks.start()` takes: a description, a `TaskType` and a `TaskContext`.
+ * @interface
+ */
 export type TaskStart = z.input<typeof taskStartSchema>;
 
 export const stepResultSchema = z.discriminatedUnion('kind', [
@@ -32,6 +43,7 @@ export const stepResultSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('error'), message: z.string() }),
   z.strictObject({ kind: z.literal('timeout') }),
 ]);
+/** How a step ended: `{ kind: 'success', output }`, `{ kind: 'error', message }` or `{ kind: 'timeout' }`. */
 export type StepResult = z.infer<typeof stepResultSchema>;
 
 export const stepInputSchema = z.strictObject({
@@ -46,6 +58,10 @@ export const stepInputSchema = z.strictObject({
   tokens: z.optional(z.number().check(z.int(), z.gte(0))),
   metadata: z.optional(metadataSchema),
 });
+/**
+ * One step of a task, as `task.log()` takes it: the tool, the action, its parameters and result, how long it took.
+ * @interface
+ */
 export type StepInput = z.input<typeof stepInputSchema>;
 
 function isCloneable(value: unknown): boolean {
@@ -66,6 +82,10 @@ export const stepRecordSchema = z.extend(stepInputSchema, {
   index: z.number().check(z.int(), z.gte(1)),
   at: timestampSchema,
 });
+/**
+ * A step as stored: the `StepInput` with its task, its place (1-based) and its time.
+ * @interface
+ */
 export type StepRecord = z.output<typeof stepRecordSchema>;
 
 export const taskOutcomeSchema = z.discriminatedUnion('kind', [
@@ -74,6 +94,11 @@ export const taskOutcomeSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('failure'), reason: z.string(), details: z.optional(z.string()) }),
   z.strictObject({ kind: z.literal('abstained'), atStep: z.number().check(z.int(), z.gte(0)), reason: z.string() }),
 ]);
+/**
+ * How a task ended, as `task.complete()` takes it: `success` (`verdict`,
+ * `artifacts`), `partial` (`verdict`, `completed`, `failed`), `failure`
+ * (`reason`, `details`) or `abstained` (`atStep`, `reason`).
+ */
 export type TaskOutcome = z.input<typeof taskOutcomeSchema>;
 export type ParsedOutcome = z.output<typeof taskOutcomeSchema>;
 
@@ -90,10 +115,18 @@ export const rewardBreakdownSchema = z.strictObject({
   qualityMultiplier: score,
   learningBonus: score,
 });
+/**
+ * A completed task's reward (`total`) and the parts it is computed from (src/tasks/reward.ts).
+ * @interface
+ */
 export type RewardBreakdown = z.infer<typeof rewardBreakdownSchema>;
 
 const reflectionItems = z.array(z.string());
 export const reflectionSchema = z.strictObject({ successes: reflectionItems, improvements: reflectionItems, insights: reflectionItems });
+/**
+ * What a completed task's steps show: what went well, what to improve, and insights (fixed rules, no LLM).
+ * @interface
+ */
 export type Reflection = z.infer<typeof reflectionSchema>;
 
 /**
@@ -123,6 +156,10 @@ export const taskRecordSchema = z.strictObject({
     if (!completed && task[key] !== null) ctx.addIssue({ code: 'custom', path: [key], message: 'must be null on a running task' });
   }
 }));
+/**
+ * A task as stored: running ones have no outcome, reward or reflection yet; completed ones have all three.
+ * @interface
+ */
 export type TaskRecord = z.output<typeof taskRecordSchema>;
 
 export const patternKindSchema = z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']);
@@ -145,12 +182,20 @@ export const patternRecordSchema = z.strictObject({
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
 });
+/**
+ * A pattern that recurs across a user's completed tasks (a tool sequence, an error recovery, a decision point, a context), with how often it occurred and how often it succeeded.
+ * @interface
+ */
 export type PatternRecord = z.infer<typeof patternRecordSchema>;
 
 export const taskQuerySchema = z.strictObject({
   description: z.string().check(z.minLength(1), z.maxLength(10_000)),
   context: z._default(z.partial(taskContextSchema, { complexity: true, domain: true }), { tags: [] }),
 });
+/**
+ * What `memory.tasks.relevant()` takes: the new task's description and what is known of its context.
+ * @interface
+ */
 export type TaskQuery = z.input<typeof taskQuerySchema>;
 
 export const taskIdSchema = idSchema;
@@ -170,4 +215,8 @@ export const tasksOptionsSchema = z.strictObject({
   /** Efficiency weights of the reward (default 0.5 / 0.5). */
   efficiencyWeights: z.optional(z.strictObject({ duration: z.number().check(z.gte(0)), steps: z.number().check(z.gte(0)) })),
 });
+/**
+ * `createMemory({ tasks })`: when buffered steps are written, how many reflection items, and whether patterns are extracted in the background.
+ * @interface
+ */
 export type TasksOptions = z.input<typeof tasksOptionsSchema>;

@@ -18,4 +18,8 @@ export const timeMentionSchema = z.object({
   /** Whole grains from the one `createdAt` falls in: -1 is the one before (bounded to about 270 years either way). */
   offset: z.number().check(z.int(), z.gte(-100_000), z.lte(100_000)),
 });
+/**
+ * A time a memory's text gives relative to when it was written ("last week"): `RecallHit.times`.
+ * @interface
+ */
 export type TimeMention = z.infer<typeof timeMentionSchema>;

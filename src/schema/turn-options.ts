@@ -14,4 +14,8 @@ export const turnOptionsSchema = z.strictObject({
   /** Unpinned turns older than this many days go (default 0: never). */
   ttlDays: z.optional(z.number().check(z.gte(0), z.lte(100_000))),
 });
+/**
+ * `createMemory({ turns })`: when `observe()` keeps the exchange as turns (`keep`), and how many and how long.
+ * @interface
+ */
 export type TurnOptions = z.input<typeof turnOptionsSchema>;

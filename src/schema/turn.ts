@@ -38,6 +38,10 @@ export const turnRecordSchema = z.object({
   updatedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
 });
+/**
+ * A turn as stored: one message of a conversation, with its speaker, session, place (`seq`) and time.
+ * @interface
+ */
 export type Turn = z.infer<typeof turnRecordSchema>;
 
 /** What `memory.turns.add()` takes. */
@@ -56,6 +60,10 @@ export const turnInputSchema = z.strictObject({
   /** Pre-computed: stored instead of embedding `text` (same model as the embedder). */
   embedding: z.optional(embeddingSchema),
 });
+/**
+ * What `memory.turns.add()` takes: a speaker and a text, with its session and time when known.
+ * @interface
+ */
 export type TurnInput = z.input<typeof turnInputSchema>;
 
 /** `memory.turns.addMany()`: at most this many per call, stored in one transaction. */
@@ -73,4 +81,8 @@ export const turnListQuerySchema = z.strictObject({
   until: z.optional(z.union([timestampSchema, z.date()])),
   order: z.optional(z.enum(['asc', 'desc'])),
 });
+/**
+ * Options of `memory.turns.list()`: whose turns, of which session or speaker, in which order, how many.
+ * @interface
+ */
 export type TurnListQuery = z.input<typeof turnListQuerySchema>;

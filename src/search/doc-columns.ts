@@ -132,6 +132,11 @@ export interface DocColumnsReader {
   dated(row: number): boolean;
   /** As `speakerOf(doc(row))`. */
   speaker(row: number): string | undefined;
+  createdAt(row: number): number;
+  /** As `sessionOf(doc(row))`. */
+  session(row: number): string | undefined;
+  /** As `doc(row).times`, without building the document (the very array: not to be changed). */
+  times(row: number): readonly TimeMention[];
   doc(row: number): IndexDoc;
 }
 
@@ -186,6 +191,9 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
   const speakerKey = s.indexOf('speaker');
   const speakerAt = c.shapes.map((keys) => keys.indexOf(speakerKey));
   const turn = s.indexOf('turn');
+  // And the `sessionId` field, which every kind of memory has.
+  const sessionKey = s.indexOf('sessionId');
+  const sessionAt = c.shapes.map((keys) => keys.indexOf(sessionKey));
   return {
     size: n,
     ids: c.ids,
@@ -202,6 +210,14 @@ export function readColumns(c: DocColumns): DocColumnsReader | null {
       const j = valueStart[row]! + at;
       return c.valueKind[j] === KIND.string ? s[c.value[j]!] : undefined;
     },
+    createdAt: (row) => c.createdAt[row]!,
+    session(row) {
+      const at = sessionAt[c.shape[row]!]!;
+      if (sessionKey < 0 || at < 0) return undefined;
+      const j = valueStart[row]! + at;
+      return c.valueKind[j] === KIND.string ? s[c.value[j]!] : undefined;
+    },
+    times: (row) => timesAt.get(row) ?? NO_TIMES,
     doc(row) {
       const tags: string[] = [];
       for (let t = c.tagStart[row]!; t < c.tagStart[row + 1]!; t++) tags.push(s[c.tags[t]!]!);

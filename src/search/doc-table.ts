@@ -1,5 +1,6 @@
 import type { DocColumnsReader } from './doc-columns.js';
 import type { IndexDoc } from './index-doc.js';
+import type { TimeMention } from '../schema/time-mention.js';
 import { textFingerprint } from './text-fingerprint.js';
 
 /** A batch of documents loaded column-wise, their texts' fingerprints, those of them built so far, and how many ids still point into it. */
@@ -85,6 +86,15 @@ export class DocTable {
     const row = entry % ROWS;
     // A built document may have been replaced since it was loaded (setDoc): it is the one that counts.
     return batch.built[row]?.archived ?? batch.columns.archived(row);
+  }
+
+  /** A document's `times`, without building it (the very array: not to be changed). */
+  timesOf(id: string): readonly TimeMention[] | undefined {
+    const entry = this.entries.get(id);
+    if (typeof entry !== 'number') return entry?.times;
+    const batch = this.batches[Math.floor(entry / ROWS)]!;
+    const row = entry % ROWS;
+    return batch.built[row]?.times ?? batch.columns.times(row);
   }
 
   /** The text a document was indexed with, when it is held: only for documents written since the open and not adopted yet. */

@@ -16,7 +16,7 @@ export interface IndexDoc {
   /** 'task' only in the separate task index behind `tasks.relevant`. */
   kind: MemoryType | 'task';
   createdAt: number;
-  /** Newest of update and last access: the clock recency decays from. */
+  /** The clock recency decays from: the memory's own time, or its last real use (`recencyClockOf`). */
   touchedAt: number;
   tags: readonly string[];
   importance: number;
@@ -44,6 +44,25 @@ export function speakerOf(doc: Pick<IndexDoc, 'kind' | 'fields'>): string | unde
   return typeof speaker === 'string' ? speaker : undefined;
 }
 
+/**
+ * When a memory's recency starts: its own time (`createdAt`), or the last
+ * recall that returned it (`lastAccessedAt`) when that came after its last
+ * write. Never the time it was written or imported (`updatedAt`): a history
+ * imported with `turns.addMany` keeps the order of its own times, and
+ * writing a memory again does not make it recent. A new record's
+ * `lastAccessedAt` is its write time (not later than `updatedAt`), so it
+ * counts only once a recall has touched it.
+ */
+export function recencyClockOf(record: { createdAt: number; updatedAt: number; lastAccessedAt: number }): number {
+  return record.lastAccessedAt > record.updatedAt ? Math.max(record.createdAt, record.lastAccessedAt) : record.createdAt;
+}
+
+/** The session of a document (its `sessionId` field, which every kind of memory has; tasks have none). */
+export function sessionOf(doc: Pick<IndexDoc, 'fields'>): string | undefined {
+  const session = doc.fields.sessionId;
+  return typeof session === 'string' ? session : undefined;
+}
+
 /** The `times` of the many documents that give none: one shared empty array, not one per document. */
 export const NO_TIMES: readonly TimeMention[] = Object.freeze([]);
 
@@ -60,7 +79,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
       userId: record.userId,
       kind: 'turn',
       createdAt: record.createdAt,
-      touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+      touchedAt: recencyClockOf(record),
       tags: record.tags,
       importance: record.importance,
       pinned: record.pinned,
@@ -76,7 +95,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
       userId: record.userId,
       kind: 'fact',
       createdAt: record.createdAt,
-      touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+      touchedAt: recencyClockOf(record),
       tags: record.tags,
       importance: record.importance,
       pinned: record.pinned,
@@ -90,7 +109,7 @@ export function indexDocOf(record: Episode | Fact | Turn): IndexDoc | null {
     userId: record.userId,
     kind: 'episode',
     createdAt: record.createdAt,
-    touchedAt: Math.max(record.updatedAt, record.lastAccessedAt),
+    touchedAt: recencyClockOf(record),
     tags: record.tags,
     importance: record.importance,
     pinned: record.pinned,

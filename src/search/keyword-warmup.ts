@@ -37,19 +37,20 @@ const FORCED_SLICE_MS = 1;
  * calls keep coming (back-to-back recalls after an open paid 20–100 ms each
  * while it went on; after a second of calls without a pause it takes one
  * short slice per poll all the same); writes meanwhile join the queue. Returns a
- * function that stops it.
+ * function that stops it. `now` is the clock slices and waits are measured by
+ * (injected by tests, with fake timers).
  */
-export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true): () => void {
+export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true, now: () => number = () => performance.now()): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let waitingSince: number | undefined;
   const next = (delay: number) => {
     timer = setTimeout(() => {
-      const started = performance.now();
+      const started = now();
       const quiet = isQuiet();
       // Waited long enough for a pause: build all the same, one slice per poll rather than back to back.
       const forced = !quiet && waitingSince !== undefined && started - waitingSince > MAX_WAIT_MS;
       let state: 'done' | 'more' | 'paused' = 'more';
-      while (state === 'more' && performance.now() - started < (forced ? FORCED_SLICE_MS : SLICE_MS)) state = index.buildKeywords(STEP, quiet || forced);
+      while (state === 'more' && now() - started < (forced ? FORCED_SLICE_MS : SLICE_MS)) state = index.buildKeywords(STEP, quiet || forced);
       if (state === 'paused') waitingSince ??= started;
       else if (quiet) waitingSince = undefined;
       if (state !== 'done') next(state === 'paused' || forced ? PAUSED_POLL_MS : 0);

@@ -1,13 +1,14 @@
 import type { MemoryType } from '../schema/common.js';
-import { compileFilter, testsOnlyArchived, type DocFilter } from './filters.js';
+import { compileFilter, testsOnlyArchived, testsOnlyRowSignals, type DocFilter } from './filters.js';
 import type { DocColumnsReader } from './doc-columns.js';
 import { DocTable } from './doc-table.js';
-import { speakerOf, type IndexDoc } from './index-doc.js';
+import { NO_TIMES, sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
 import { KeywordIndex, type KeywordResult } from './keyword-index.js';
 import { PendingKeywords } from './pending-keywords.js';
 import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
 import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
-import { KINDS_BY_CODE, RowSignals } from './row-signals.js';
+import { KINDS_BY_CODE, RowSignals, type SessionSpan } from './row-signals.js';
+import { decodeMatch, encodeMatch, matchWindows, type TimeWindows } from './time-windows.js';
 import type { TermListsReader } from './term-lists.js';
 import { candidateRows } from './score-bounds.js';
 import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vector-matrix.js';
@@ -239,7 +240,11 @@ export class MemoryIndex {
       const first = user.vectors.size;
       user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
       for (let i = start; i < end; i++) {
-        user.signals.set(first + i - start, docs.kind(i), docs.importance(i), docs.touchedAt(i), docs.pinned(i), docs.archived(i), docs.dated(i), docs.speaker(i), true);
+        user.signals.set(
+          first + i - start,
+          { kind: docs.kind(i), importance: docs.importance(i), touchedAt: docs.touchedAt(i), pinned: docs.pinned(i), archived: docs.archived(i), dated: docs.dated(i), speaker: docs.speaker(i), createdAt: docs.createdAt(i), session: docs.session(i) },
+          true,
+        );
       }
       user.pendingKeywords.add(ids, undefined, start, end, lists);
       start = end;
@@ -382,6 +387,11 @@ export class MemoryIndex {
     return speakers.length === 0 ? { speakers: [], text: query } : namedSpeakers(query, speakers);
   }
 
+  /** Whether `userId` has turns (every turn has a speaker: search/row-signals.ts counts the rows of each). */
+  hasTurns(userId: string): boolean {
+    return this.users.get(userId)?.signals.speakers().length ? true : false;
+  }
+
   /** Pure dense neighbours of a vector within one user (dedup, chaining, merge checks). */
   nearest(userId: string, vector: Float32Array, k: number, accept?: (doc: IndexDoc) => boolean): { id: string; score: number }[] {
     const user = this.users.get(userId);
@@ -405,9 +415,13 @@ export class MemoryIndex {
     const user = this.users.get(userId);
     const { k, ranking, now } = options;
     if (!user || k <= 0 || user.vectors.size === 0) return [];
-    const accept = this.acceptFor(options);
-    if (ordersByCosineAlone(ranking)) {
-      const hits = this.byCosineAlone(user, query.vector, k, accept, ranking, now);
+    // Which window of the query each row is in (recall's time windows: ranking.windows ranks, options.windows filters).
+    const windows = ranking.windows ?? options.windows;
+    const marks = windows ? this.windowMarks(user, windows) : undefined;
+    const acceptRow = this.acceptRowFor(user, options, marks);
+    const accept = this.acceptFor(options, user, acceptRow);
+    if (ordersByCosineAlone(ranking) && !marks) {
+      const hits = this.byCosineAlone(user, query.vector, k, accept, ranking, now, options);
       if (hits) return hits;
     }
 
@@ -423,7 +437,8 @@ export class MemoryIndex {
       hi: bounds.hi,
       above: bounds.above,
       signals: user.signals,
-      accept: this.acceptRowFor(user, options, accept),
+      windowed: ranking.windows ? marks : undefined,
+      accept: acceptRow,
       // No accepted match: every accepted row's keyword part is 0, which pass 2 assumes.
       keywords:
         keyword.best > 0
@@ -442,9 +457,98 @@ export class MemoryIndex {
     const cosines = user.vectors.scoresOf(rows, bounds);
     const hits = rows.map((row, i) => {
       const id = user.vectors.idAt(row);
-      return hitAt(user.signals, row, id, cosines[i]!, normalise(keyword.scoreOf(id)), ranking, now);
+      return hitAt(user.signals, row, id, cosines[i]!, normalise(keyword.scoreOf(id)), ranking, now, marks, options.windows);
     });
     return firstK(hits, k);
+  }
+
+  /**
+   * The memories of `userId` inside a query's windows that pass the filters
+   * (recall's chronological slice of a time question: recall/time-slice.ts),
+   * each with its own time, in no particular order, and scored as `explain`
+   * scores them.
+   */
+  windowMembers(userId: string, query: { vector: Float32Array; text: string }, options: DocFilter & { ranking: Ranking; now: number; windows: TimeWindows }): (IndexHit & { createdAt: number })[] {
+    const user = this.users.get(userId);
+    if (!user) return [];
+    const marks = this.windowMarks(user, options.windows);
+    const acceptRow = this.acceptRowFor(user, options, marks);
+    const ids: string[] = [];
+    for (let row = 0; row < marks.length; row++) if (marks[row] !== 0 && acceptRow(row)) ids.push(user.vectors.idAt(row));
+    const createdAt = new Map(ids.map((id) => [id, user.signals.createdAt[user.vectors.row(id)!]!]));
+    return this.explain(userId, query, ids, { ...options, windows: options.ranking.windows ? undefined : options.windows }).map((hit) => ({ ...hit, createdAt: createdAt.get(hit.id)! }));
+  }
+
+  /**
+   * The sessions of `userId`'s memories (their `sessionId`), with how many
+   * memories each has and its first and last memory's time, in no particular order.
+   */
+  sessions(userId: string): SessionSpan[] {
+    const user = this.users.get(userId);
+    return user ? user.signals.sessions(user.vectors.size) : [];
+  }
+
+  /** How many of `userId`'s memories (archived ones aside) are inside each of `windows` (recall drops a window that holds none). */
+  countInWindows(userId: string, windows: TimeWindows): number[] {
+    const counts = windows.windows.map(() => 0);
+    const user = this.users.get(userId);
+    if (!user) return counts;
+    const { archived, dated } = user.signals;
+    const each = windows.windows.map((window) => ({ windows: [window], timeZone: windows.timeZone }));
+    this.forEachInWindows(user, windows, (row, window) => {
+      if (archived[row] !== 0) return;
+      counts[window]!++;
+      // The first window it is in is counted; a window after it may hold it too (by its time, or a time its text gives).
+      for (let i = window + 1; i < each.length; i++) {
+        const times = dated[row] === 1 ? (this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES) : NO_TIMES;
+        if (matchWindows(each[i]!, user.signals.createdAt[row]!, this.sessionAt(user, row), times)) counts[i]!++;
+      }
+    });
+    return counts;
+  }
+
+  /**
+   * For each of `user`'s rows, which window it is in (encodeMatch: 0 for
+   * none), from its signals (own time, session) and, for a row whose text
+   * gives times, those times (read without building its document).
+   */
+  private windowMarks(user: UserIndex, windows: TimeWindows): Uint16Array {
+    const marks = new Uint16Array(user.vectors.size);
+    this.forEachInWindows(user, windows, (row, window, by) => (marks[row] = encodeMatch({ window, by })));
+    return marks;
+  }
+
+  /** Visits each of `user`'s rows inside `windows` with the first window it is in (matchWindows), reading rows' signals in one pass. */
+  private forEachInWindows(user: UserIndex, windows: TimeWindows, visit: (row: number, window: number, by: 'createdAt' | 'mention' | 'session') => void): void {
+    const n = user.vectors.size;
+    const { createdAt, session, dated } = user.signals;
+    const list = windows.windows;
+    // Per window, its sessions as codes (a mask), or its bounds.
+    const masks = list.map((w) => (w.sessions ? user.signals.sessionNames.map((name, code) => code > 0 && w.sessions!.has(name)) : undefined));
+    const from = list.map((w) => w.from);
+    const to = list.map((w) => w.to);
+    for (let row = 0; row < n; row++) {
+      const at = createdAt[row]!;
+      const code = session[row]!;
+      let found = -1;
+      for (let i = 0; i < list.length; i++) {
+        const mask = masks[i];
+        if (mask ? code !== 0 && mask[code] === true : at >= from[i]! && at < to[i]!) {
+          found = i;
+          break;
+        }
+      }
+      if (found >= 0) visit(row, found, masks[found] ? 'session' : 'createdAt');
+      else if (dated[row] === 1) {
+        const match = matchWindows(windows, at, this.sessionAt(user, row), this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES);
+        if (match) visit(row, match.window, match.by);
+      }
+    }
+  }
+
+  private sessionAt(user: UserIndex, row: number): string | undefined {
+    const code = user.signals.session[row]!;
+    return code === 0 ? undefined : user.signals.sessionNames[code];
   }
 
   /**
@@ -462,7 +566,7 @@ export class MemoryIndex {
     const { ranking, now } = options;
     const keyword = ranking.denseWeight < 1 ? user.pendingKeywords.query(query.text, { limit: 1, accept }) : NO_KEYWORDS;
     const cosines = user.vectors.scoresFor(query.vector, wanted.map((id) => user.vectors.row(id)!));
-    return wanted.map((id, i) => this.hit(id, cosines[i]!, keyword.best > 0 ? keyword.scoreOf(id) / keyword.best : 0, ranking, now));
+    return wanted.map((id, i) => this.hit(id, cosines[i]!, keyword.best > 0 ? keyword.scoreOf(id) / keyword.best : 0, ranking, now, options));
   }
 
   /**
@@ -471,37 +575,66 @@ export class MemoryIndex {
    * an id could decide, and the caller runs the general search): every row
    * outside them scores at most the (k+1)-th.
    */
-  private byCosineAlone(user: UserIndex, vector: Float32Array, k: number, accept: (id: string) => boolean, ranking: Ranking, now: number): IndexHit[] | undefined {
-    const hits = user.vectors.topK(vector, k + 1, accept).map(({ id, score }) => this.hit(id, score, 0, ranking, now));
+  private byCosineAlone(user: UserIndex, vector: Float32Array, k: number, accept: (id: string) => boolean, ranking: Ranking, now: number, filter: DocFilter): IndexHit[] | undefined {
+    const hits = user.vectors.topK(vector, k + 1, accept).map(({ id, score }) => this.hit(id, score, 0, ranking, now, filter));
     if (hits.length > k && !(hits[k]!.score < hits[k - 1]!.score)) return undefined;
     return firstK(hits, k);
   }
 
   /**
-   * Recall's filter as a test of ids. The default one (archived memories
-   * left out, nothing else) reads the archived flag without building the
-   * document: a query tests a hundred or so rows that it does not return,
-   * and building their documents (each kept for good) was about 0.25 ms
-   * of worker CPU a recall at 100k (CPU profile of 100 recalls).
+   * Recall's filter as a test of ids. A filter of what rows' signals hold
+   * (the default one, archived memories left out; types, times, sessions,
+   * windows) tests the row without building the document: a query tests a
+   * hundred or so rows that it does not return, and building their
+   * documents (each kept for good) was about 0.25 ms of worker CPU a recall
+   * at 100k (CPU profile of 100 recalls). `acceptRow` is that test of `user`'s rows, when the caller has it.
    */
-  private acceptFor(options: DocFilter): (id: string) => boolean {
+  private acceptFor(options: DocFilter, user?: UserIndex, acceptRow?: (row: number) => boolean): (id: string) => boolean {
     if (testsOnlyArchived(options)) return options.includeArchived ? () => true : (id) => this.docs.archivedOf(id) === false;
+    if (user && acceptRow && testsOnlyRowSignals(options)) {
+      return (id) => {
+        const row = user.vectors.row(id);
+        return row !== undefined && acceptRow(row);
+      };
+    }
     const test = compileFilter(options);
     return (id) => test(this.docs.get(id)!);
   }
 
-  /** `accept` as a test of `user`'s rows: the default filter reads the row's archived flag (a vector search tests hundreds of rows). */
-  private acceptRowFor(user: UserIndex, options: DocFilter, accept: (id: string) => boolean): (row: number) => boolean {
-    if (!testsOnlyArchived(options)) return (row) => accept(user.vectors.idAt(row));
-    if (options.includeArchived) return () => true;
-    const archived = user.signals.archived;
-    return (row) => archived[row] === 0;
+  /**
+   * `accept` as a test of `user`'s rows: a filter of what the rows' signals hold reads them
+   * (a vector search tests hundreds of rows), with `marks` the rows' window matches (`windowMarks`).
+   */
+  private acceptRowFor(user: UserIndex, options: DocFilter, marks: Uint16Array | undefined): (row: number) => boolean {
+    if (!testsOnlyRowSignals(options)) {
+      const test = compileFilter(options);
+      return (row) => test(this.docs.get(user.vectors.idAt(row))!);
+    }
+    const { includeArchived, types, since, until, sessionIds, windows } = options;
+    const { archived, kind, createdAt, session } = user.signals;
+    const kinds = types ? KINDS_BY_CODE.map((name) => (types as readonly string[]).includes(name)) : undefined;
+    const sessions = sessionIds ? user.signals.sessionNames.map((name, code) => code > 0 && sessionIds.has(name)) : undefined;
+    const inWindow = windows ? marks : undefined;
+    if (!kinds && since === undefined && until === undefined && !sessions && !inWindow) return includeArchived ? () => true : (row) => archived[row] === 0;
+    return (row) =>
+      (includeArchived || archived[row] === 0) &&
+      (!kinds || kinds[kind[row]!] === true) &&
+      (since === undefined || createdAt[row]! >= since) &&
+      (until === undefined || createdAt[row]! <= until) &&
+      (!sessions || sessions[session[row]!] === true) &&
+      (!inWindow || inWindow[row] !== 0);
   }
 
-  private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number): IndexHit {
+  private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number, filter: DocFilter): IndexHit {
     const doc = this.docs.get(id)!;
     const named = namedBy(ranking, speakerOf(doc));
-    const { score, parts } = scoreOf(ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, named, touchedAt: doc.touchedAt }, now);
+    const windows = ranking.windows ?? filter.windows;
+    const window = windows ? matchWindows(windows, doc.createdAt, sessionOf(doc), doc.times) : undefined;
+    const { score, parts } = scoreOf(
+      ranking,
+      { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, named, touchedAt: doc.touchedAt, window, filterWindows: filter.windows },
+      now,
+    );
     return { id, kind: doc.kind, score, parts };
   }
 
@@ -526,13 +659,14 @@ const NO_KEYWORDS: KeywordResult = { hits: [], best: 0, scoreOf: () => 0, forEac
  * `MemoryIndex.hit` from the row's signals, which are copies of its
  * document's (setSignals), so the same score without building the document.
  */
-function hitAt(signals: RowSignals, row: number, id: string, cosine: number, keyword: number, ranking: Ranking, now: number): IndexHit {
+function hitAt(signals: RowSignals, row: number, id: string, cosine: number, keyword: number, ranking: Ranking, now: number, marks: Uint16Array | undefined, filterWindows: TimeWindows | undefined): IndexHit {
   const kind = KINDS_BY_CODE[signals.kind[row]!]!;
   const code = signals.speaker[row]!;
   const named = namedBy(ranking, code === 0 ? undefined : signals.speakerNames[code]);
+  const window = marks ? decodeMatch(marks[row]!) : undefined;
   const { score, parts } = scoreOf(
     ranking,
-    { kind, cosine, keyword, importance: signals.importance[row]!, pinned: signals.pinned[row] === 1, dated: signals.dated[row] === 1, named, touchedAt: signals.touchedAt[row]! },
+    { kind, cosine, keyword, importance: signals.importance[row]!, pinned: signals.pinned[row] === 1, dated: signals.dated[row] === 1, named, touchedAt: signals.touchedAt[row]!, window, filterWindows },
     now,
   );
   return { id, kind, score, parts };
@@ -541,7 +675,9 @@ function hitAt(signals: RowSignals, row: number, id: string, cosine: number, key
 /** Copies a document's ranking inputs to its row (the matrix holds its vector already); `fresh`: the row is new. */
 function setSignals(user: UserIndex, doc: IndexDoc, fresh: boolean): void {
   const row = user.vectors.row(doc.id);
-  if (row !== undefined) user.signals.set(row, doc.kind, doc.importance, doc.touchedAt, doc.pinned, doc.archived, doc.times.length > 0, speakerOf(doc), fresh);
+  if (row === undefined) return;
+  const { kind, importance, touchedAt, pinned, archived, createdAt } = doc;
+  user.signals.set(row, { kind, importance, touchedAt, pinned, archived, dated: doc.times.length > 0, speaker: speakerOf(doc), createdAt, session: sessionOf(doc) }, fresh);
 }
 
 /** The k best hits by score, ties by id: the one order every path returns. */

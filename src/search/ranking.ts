@@ -1,5 +1,6 @@
 import type { MemoryType } from '../schema/common.js';
 import type { RankingOptions } from '../schema/ranking-options.js';
+import type { TimeWindows, WindowMatch } from './time-windows.js';
 
 export type { RankingOptions };
 
@@ -19,6 +20,10 @@ export interface Ranking {
   speakerBoost: number;
   /** The speakers this query names (search/named-speakers.ts): their turns are multiplied by 1 + `speakerBoost`. */
   namedSpeakers: ReadonlySet<string>;
+  /** The configured multiplier of a memory inside a time window the query names, less 1 (`timeWindowBoost`). */
+  timeWindowBoost: number;
+  /** The windows this query names, when they rank (recall's `time: 'boost'`): a memory in one is multiplied by 1 + `timeWindowBoost`. */
+  windows: TimeWindows | undefined;
 }
 
 const NO_SPEAKERS: ReadonlySet<string> = new Set();
@@ -36,20 +41,27 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
     timeBoost: 0,
     speakerBoost: options.speakerBoost ?? SPEAKER_BOOST,
     namedSpeakers: NO_SPEAKERS,
+    timeWindowBoost: options.timeWindowBoost ?? TIME_WINDOW_BOOST,
+    windows: undefined,
   };
 }
+
+/** The default `timeWindowBoost` (chosen on LoCoMo dev by leave-one-conversation-out, and on bench:time: bench/locomo.ts, bench/time.ts). */
+const TIME_WINDOW_BOOST = 3;
 
 /** The default `speakerBoost` (chosen on LoCoMo dev by leave-one-conversation-out: bench/locomo.ts). */
 const SPEAKER_BOOST = 0.2;
 
 /**
  * The ranking of one query: dated memories are boosted when it asks about
- * time, and the turns of the speakers it names (search/named-speakers.ts).
+ * time, the turns of the speakers it names (search/named-speakers.ts), and
+ * the memories inside the time windows it names (recall/query-times.ts).
  */
-export function rankingFor(ranking: Ranking, query: string, namedSpeakers: readonly string[] = []): Ranking {
+export function rankingFor(ranking: Ranking, query: string, namedSpeakers: readonly string[] = [], windows?: TimeWindows): Ranking {
   const timeBoost = ranking.timeQuestionBoost > 0 && asksAboutTime(query) ? ranking.timeQuestionBoost : 0;
   const named = ranking.speakerBoost > 0 && namedSpeakers.length > 0 ? new Set(namedSpeakers) : NO_SPEAKERS;
-  return timeBoost === ranking.timeBoost && named === ranking.namedSpeakers ? ranking : { ...ranking, timeBoost, namedSpeakers: named };
+  const ranked = ranking.timeWindowBoost > 0 && windows && windows.windows.length > 0 ? windows : undefined;
+  return timeBoost === ranking.timeBoost && named === ranking.namedSpeakers && ranked === ranking.windows ? ranking : { ...ranking, timeBoost, namedSpeakers: named, windows: ranked };
 }
 
 /**
@@ -64,15 +76,18 @@ const TIME_QUESTION = /\bwhen\b|\bhow long\b|\b(what|which) (year|month|date|day
 
 /**
  * The multiplier of a memory's score for its type, on a question about
- * time for giving a relative time, and for being said by a speaker the
+ * time for giving a relative time, for being said by a speaker the
  * query names (`named`: the caller checked its speaker against
- * `ranking.namedSpeakers`): the one expression `scoreOf` and the search's
- * bounds (score-bounds.ts) both use, so they agree bit for bit.
+ * `ranking.namedSpeakers`), and for lying in a time window the query names
+ * (`windowed`: the caller matched it against `ranking.windows`): the one
+ * expression `scoreOf` and the search's bounds (score-bounds.ts) both use,
+ * so they agree bit for bit.
  */
-export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boolean, named: boolean): number {
+export function sourceOf(ranking: Ranking, kind: MemoryType | 'task', dated: boolean, named: boolean, windowed = false): number {
   const source = ranking.sourceWeights[kind];
   const timed = dated && ranking.timeBoost > 0 ? source * (1 + ranking.timeBoost) : source;
-  return named && ranking.speakerBoost > 0 ? timed * (1 + ranking.speakerBoost) : timed;
+  const spoken = named && ranking.speakerBoost > 0 ? timed * (1 + ranking.speakerBoost) : timed;
+  return windowed && ranking.windows !== undefined ? spoken * (1 + ranking.timeWindowBoost) : spoken;
 }
 
 /** Whether a memory's speaker is one the query names (its score is multiplied by 1 + speakerBoost). */
@@ -88,7 +103,7 @@ export function namedBy(ranking: Ranking, speaker: string | undefined): boolean 
  */
 export function ordersByCosineAlone(ranking: Ranking): boolean {
   const { weights: w, sourceWeights: s } = ranking;
-  return ranking.denseWeight === 1 && ranking.timeBoost === 0 && (ranking.speakerBoost === 0 || ranking.namedSpeakers.size === 0) && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
+  return ranking.denseWeight === 1 && ranking.timeBoost === 0 && (ranking.speakerBoost === 0 || ranking.namedSpeakers.size === 0) && ranking.windows === undefined && w.importance === 0 && w.recency === 0 && w.pinned === 0 && s.episode === s.fact && s.fact === s.task && s.task === s.turn;
 }
 
 /** Every part of a hit's score, so apps and the inspector can show why it ranked. */
@@ -99,7 +114,7 @@ export interface ScoreParts {
   keyword: number;
   /** The dense + keyword fusion the other parts are added to. */
   relevance: number;
-  /** 0.5^(age / halfLife), age since last update or access. */
+  /** 0.5^(age / halfLife), age since the memory's own time (`createdAt`) or the last recall that returned it, whichever is later (search/index-doc.ts `recencyClockOf`). */
   recency: number;
   importance: number;
   /** 1 when pinned, else 0. */
@@ -125,21 +140,39 @@ export interface ScoreParts {
    * parts score less).
    */
   previousTurn?: number;
+  /**
+   * Present when the query names a time ("on May 8th", "last week", "this
+   * morning") or sessions ("our first conversation") and the memory is in
+   * that window: the words that named it, the window (epoch ms, `to`
+   * exclusive; for sessions their first and last memory's time), what put
+   * the memory in it (its own time `createdAt`, a time its text gives,
+   * `mention`, or its `session`), and the multiplier it gave:
+   * 1 + `timeWindowBoost` when windows rank (`time: 'boost'`), 1 when they
+   * filter. Unlike `timeMatch` and `speakerMatch`, it stays in a score
+   * carried to the next turn (`previousTurn`): the answer to a question
+   * asked in the window is part of that exchange.
+   */
+  timeWindow?: { text: string; from: number; to: number; by: 'createdAt' | 'mention' | 'session'; multiplier: number };
 }
 
 export function scoreOf(
   ranking: Ranking,
-  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; dated: boolean; named: boolean; touchedAt: number },
+  signal: { kind: MemoryType | 'task'; cosine: number; keyword: number; importance: number; pinned: boolean; dated: boolean; named: boolean; touchedAt: number; window?: WindowMatch; filterWindows?: TimeWindows },
   now: number,
 ): { score: number; parts: ScoreParts } {
   const relevance = relevanceOf(ranking, signal.cosine, signal.keyword);
   const recency = recencyOf(ranking, signal.touchedAt, now);
   const pinned = signal.pinned ? 1 : 0;
-  const multiplier = sourceOf(ranking, signal.kind, signal.dated, signal.named);
+  const multiplier = sourceOf(ranking, signal.kind, signal.dated, signal.named, signal.window !== undefined);
   const score = combine(ranking, multiplier, signal.cosine, signal.keyword, signal.importance, recency, pinned);
   const parts: ScoreParts = { similarity: signal.cosine, keyword: signal.keyword, relevance, recency, importance: signal.importance, pinned, source: ranking.sourceWeights[signal.kind] };
   if (signal.dated && ranking.timeBoost > 0) parts.timeMatch = 1 + ranking.timeBoost;
   if (signal.named && ranking.speakerBoost > 0) parts.speakerMatch = 1 + ranking.speakerBoost;
+  const windows = ranking.windows ?? signal.filterWindows;
+  if (signal.window && windows) {
+    const { text, from, to } = windows.windows[signal.window.window]!;
+    parts.timeWindow = { text, from, to, by: signal.window.by, multiplier: ranking.windows ? 1 + ranking.timeWindowBoost : 1 };
+  }
   return { score, parts };
 }
 

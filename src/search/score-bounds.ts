@@ -13,6 +13,8 @@ export interface BoundedSearch {
   lo: Float32Array;
   hi: Float32Array;
   signals: RowSignals;
+  /** With windows that rank (`ranking.windows`): each row's window match, 0 for none (MemoryIndex's window marks). */
+  windowed?: Uint16Array;
   /**
    * The rows whose `hi` is not ≤ `threshold`, ascending, and the largest `hi` over every row (VectorMatrix.scoreBounds,
    * from a WebAssembly kernel): the walk over every row's bound then leaves JS only the rows that pass its first floor.
@@ -43,7 +45,7 @@ export interface BoundedSearch {
  * Each row gets an upper bound H and a lower bound L on its exact score S,
  * by evaluating the score's own expression (`combine`, monotone in every
  * part) on bounds of the parts: the cosine's int8 bounds, the row's exact
- * importance, pinned, type, dated and speaker (RowSignals), its exact keyword score, and for
+ * importance, pinned, type, dated and speaker (RowSignals) and query window (`windowed`), its exact keyword score, and for
  * recency either its exact value or 1 (age ≥ 0). As in VectorMatrix's
  * `candidates`: let B be the k-th largest L among distinct accepted rows put
  * in the heap so far (−∞ before k); those k rows have S ≥ L ≥ B, so a row
@@ -77,12 +79,18 @@ export function candidateRows(search: BoundedSearch): number[] {
   const { ranking, now, k, lo, hi, accept, keywords } = search;
   const { kind, importance, touchedAt, pinned, dated, speaker } = search.signals;
   const n = lo.length;
-  // The multiplier per type, for each of dated and named (the same as sourceOf gives scoreOf, so bounds and scores agree bit for bit):
-  // sources[dated + 2 × named][type].
-  const sources = [false, true].flatMap((named) => [false, true].map((timed) => Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, timed, named))));
+  // The multiplier per type, for each of dated, named and windowed (the same as sourceOf gives scoreOf, so bounds and
+  // scores agree bit for bit): sources[dated + 2 × named + 4 × windowed][type].
+  const sources = [false, true].flatMap((windowed) =>
+    [false, true].flatMap((named) => [false, true].map((timed) => Float64Array.from(KINDS_BY_CODE, (name) => sourceOf(ranking, name, timed, named, windowed)))),
+  );
   const named = search.signals.speakerMask(ranking.speakerBoost > 0 ? ranking.namedSpeakers : NO_NAMES);
   const anyNamed = named.includes(1);
-  const sourceAt = (row: number) => sources[dated[row]! + 2 * named[speaker[row]!]!]![kind[row]!]!;
+  const windowed = search.windowed;
+  const anyWindowed = windowed !== undefined && windowed.some((mark) => mark !== 0);
+  const sourceAt = windowed
+    ? (row: number) => sources[dated[row]! + 2 * named[speaker[row]!]! + (windowed[row] !== 0 ? 4 : 0)]![kind[row]!]!
+    : (row: number) => sources[dated[row]! + 2 * named[speaker[row]!]!]![kind[row]!]!;
   const heap = new TopK(Math.min(k, n));
   const kept: number[] = [];
   const keptHi: number[] = [];
@@ -106,8 +114,9 @@ export function candidateRows(search: BoundedSearch): number[] {
 
   // 2. Every other row, keyword taken as 0.
   const { maxImportance, maxPinned, maxDated } = search.signals;
-  // The largest multiplier any row can have: dated ones only if a row was ever dated, named ones only if a row's speaker is named.
-  const maxSource = Math.max(...sources.filter((_, i) => (maxDated || !(i & 1)) && (anyNamed || !(i & 2))).flatMap((table) => [...table]));
+  // The largest multiplier any row can have: dated ones only if a row was ever dated, named ones only if a row's speaker
+  // is named, windowed ones only if a row is in a window.
+  const maxSource = Math.max(...sources.filter((_, i) => (maxDated || !(i & 1)) && (anyNamed || !(i & 2)) && (anyWindowed || !(i & 4))).flatMap((table) => [...table]));
   const byCosine = (cosine: number) => combine(ranking, maxSource, cosine, 0, maxImportance, 1, maxPinned);
   let floorBar = bar;
   let cosineFloor = floorOf(byCosine, bar);

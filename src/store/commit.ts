@@ -1,4 +1,4 @@
-import Dexie from 'dexie';
+import Dexie, { type Transaction } from 'dexie';
 import { ValidationError } from '../errors.js';
 import type { StoredRecord, VectoredKind } from '../memories/registry.js';
 import type { EngramEvent } from '../telemetry/events.js';
@@ -88,7 +88,7 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
         if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
         const value = await body(scope);
         // Access-time bookkeeping (quiet) only rewrites stored rows under their own ids.
-        if (!options.quiet) await refuseSharedIds(db, tx.idbtrans);
+        if (!options.quiet) await refuseSharedIds(db, tx);
         return value;
       });
     } catch (error) {
@@ -142,10 +142,12 @@ function commitScope(db: EngramDatabase, operation: string, parts: readonly Comm
 }
 
 /** Throws a ValidationError when the transaction put an id into one id-space table that another holds. */
-async function refuseSharedIds(db: EngramDatabase, trans: IDBTransaction): Promise<void> {
-  const ids = idsWritten(db.changes.written(trans as never));
+async function refuseSharedIds(db: EngramDatabase, tx: Transaction): Promise<void> {
+  const ids = idsWritten(db.changes.written(tx.idbtrans as never));
   if (ids.size === 0) return;
-  const conflict = await findIdConflict(db, ids);
+  // Read through the transaction object itself, not Dexie's ambient zone: with other engines' promises interleaving,
+  // an ambient read can land outside this transaction, wait for its locks, and let it commit with the body unfinished.
+  const conflict = await findIdConflict(tx, ids);
   if (!conflict) return;
   const { id, written, heldBy } = conflict;
   throw new ValidationError(

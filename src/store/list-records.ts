@@ -1,6 +1,5 @@
 import Dexie, { type Collection } from 'dexie';
 import type { MemoryKind, StoredMemory } from '../memories/registry.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
 import { toEpochMs, type MetadataFilter } from '../schema/query.js';
 import { valueMatches } from '../search/filters.js';
 import type { EngramDatabase } from './database.js';
@@ -8,9 +7,9 @@ import type { EngramDatabase } from './database.js';
 /** What listing reads of a memory: its user, time, tags and metadata (its kind's table indexes `[userId+createdAt]` and `*tags`). */
 export type Listable = StoredMemory & { tags: string[]; metadata: Record<string, unknown> };
 
-/** The conditions every listing takes. */
+/** The conditions every listing takes; the operation's schema filled in the user (schema/default-user.ts). */
 export interface ListQuery {
-  userId?: string;
+  userId: string;
   since?: number | Date;
   until?: number | Date;
   tags?: string[];
@@ -35,7 +34,7 @@ export function listRecords<R extends Listable>(
   predicates: readonly ((r: R) => boolean)[] = [],
   structured?: { index: string; values: string[] },
 ): Promise<R[]> {
-  const collection = baseCollection(db.table(kind.table) as Dexie.Table<R, string>, query.userId ?? DEFAULT_USER_ID, query, structured);
+  const collection = baseCollection(db.table(kind.table) as Dexie.Table<R, string>, query.userId, query, structured);
   return finish(collection, query, predicates, (r) => ({ ...r.metadata, ...r }));
 }
 

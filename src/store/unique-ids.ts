@@ -1,5 +1,5 @@
 import { idSpaceKinds, type VectoredKind } from '../memories/registry.js';
-import type { EngramDatabase } from './database.js';
+import type { Table } from 'dexie';
 import type { RowChange } from './change-feed.js';
 
 /**
@@ -18,6 +18,11 @@ export function idSpaceNames(): string {
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
 }
 
+/** Where the check reads tables: the database (inside its ambient transaction) or a Dexie transaction object. */
+export interface TableSource {
+  table(name: string): Table;
+}
+
 /** An id written as one kind while a row of another kind holds it. */
 export interface IdConflict {
   id: string;
@@ -30,9 +35,10 @@ export interface IdConflict {
 /**
  * The first id among `ids` (by table) that a row of another id-space table
  * holds, read in the caller's transaction (which must include every table of
- * the id space), or undefined. One bulk read per table that others wrote to.
+ * the id space; pass the transaction object where the read must not leave
+ * it), or undefined. One bulk read per table that others wrote to.
  */
-export async function findIdConflict(db: EngramDatabase, ids: ReadonlyMap<string, readonly string[]>): Promise<IdConflict | undefined> {
+export async function findIdConflict(db: TableSource, ids: ReadonlyMap<string, readonly string[]>): Promise<IdConflict | undefined> {
   const kinds = idSpaceKinds();
   const kindIn = (table: string) => kinds.find((kind) => kind.table === table)!;
   for (const heldBy of kinds) {

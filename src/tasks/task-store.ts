@@ -4,7 +4,7 @@ import type { EngineContext } from '../engine-context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JobHandler, JobQueue } from '../jobs/queue.js';
-import { DEFAULT_USER_ID } from '../schema/common.js';
+import type { WithUser } from '../schema/default-user.js';
 import {
   taskOutcomeSchema,
   type ParsedOutcome,
@@ -33,18 +33,25 @@ export const PATTERN_JOB = 'patterns';
 /** Task retrieval ranks by the dense + keyword relevance alone; context and reward are blended after. */
 const RELEVANCE_ONLY = resolveRanking({ weights: { importance: 0, recency: 0, pinned: 0 } });
 
+/**
+ * What `task.complete()` returns: the reward with its breakdown, the reflection, and the ids of the patterns the task added to.
+ */
 export interface CompletedTask {
   reward: NonNullable<TaskRecord['reward']>;
   reflection: NonNullable<TaskRecord['reflection']>;
   patternIds: string[];
 }
 
+/** A completed task `tasks.relevant()` found, with its score and the parts it was blended from. */
 export interface RelevantTask {
   task: TaskRecord;
   score: number;
   parts: { description: number; context: number; reward: number };
 }
 
+/**
+ * Counts over a user's tasks (`tasks.stats()`): running and completed, outcomes, the mean reward, patterns, and the background pattern queue.
+ */
 export interface TaskStats {
   total: number;
   running: number;
@@ -114,11 +121,11 @@ export class TaskStore {
     this.index.load(tasks.map((t) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? stored.get(t.id)! })));
   }
 
-  async start(input: z.output<typeof taskStartSchema>): Promise<TaskRecord> {
+  async start(input: WithUser<z.output<typeof taskStartSchema>>): Promise<TaskRecord> {
     checkDescription(input.description);
     const task: TaskRecord = {
       id: newId(),
-      userId: input.userId ?? DEFAULT_USER_ID,
+      userId: input.userId,
       description: input.description,
       type: input.type,
       context: input.context,

@@ -14,6 +14,7 @@ export interface EpisodeEvent {
   durationMs: number;
 }
 
+/** An episode was replaced by a newer near-duplicate of the same user (`lifecycle.dedupThreshold`). */
 export interface DedupEvent {
   type: 'dedup';
   userId: string;
@@ -22,6 +23,7 @@ export interface DedupEvent {
   similarity: number;
 }
 
+/** Episodes were evicted: by TTL, by the per-user cap, or to make room when storage was full. */
 export interface EvictionEvent {
   type: 'eviction';
   userId: string;
@@ -49,6 +51,7 @@ export interface ChangeEvent {
   tables: ChangeTable[];
 }
 
+/** A background job (an episode write, pattern extraction) was retried or dropped. */
 export interface JobEvent {
   type: 'job';
   userId: string;
@@ -59,6 +62,7 @@ export interface JobEvent {
   attempts: number;
 }
 
+/** A turn's stage-1 extraction ran, was skipped or failed, and how many facts it found. */
 export interface ExtractionEvent {
   type: 'extraction';
   userId: string;
@@ -68,7 +72,9 @@ export interface ExtractionEvent {
   hasEpisode: boolean;
 }
 
+/** Every event `memory.on(type, listener)` can deliver. */
 export type EngramEvent = EpisodeEvent | DedupEvent | EvictionEvent | ChangeEvent | JobEvent | ExtractionEvent;
+/** The event names of `memory.on`: `episode`, `dedup`, `eviction`, `change`, `job`, `extraction`. */
 export type EngramEventType = EngramEvent['type'];
 export type EventOf<T extends EngramEventType> = Extract<EngramEvent, { type: T }>;
 export type EventListener<T extends EngramEventType> = (event: EventOf<T>) => void;

@@ -1,5 +1,6 @@
 import { casual, type ParsedResult } from 'chrono-node/en';
 import type { TimeMention } from '../schema/time-mention.js';
+import { withoutHedges } from './chrono-amounts.js';
 
 /**
  * The times a memory's text gives relative to when it was written
@@ -17,7 +18,8 @@ export function timeMentions(text: string, writtenAt: number): TimeMention[] {
   if (!MAY_HAVE_RELATIVE_TIME.test(text)) return [];
   const ref = new Date(writtenAt);
   const out: TimeMention[] = [];
-  for (const result of casual.parse(text, ref)) {
+  // An amount after "about" or "around" is misread by chrono (time/chrono-amounts.ts).
+  for (const result of casual.parse(withoutHedges(text), ref)) {
     const mention = relativeMention(result, ref);
     if (mention) out.push(mention);
     if (out.length === MAX_MENTIONS) break;

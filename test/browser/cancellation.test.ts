@@ -72,11 +72,14 @@ describe('AbortSignals reach a page-side provider through the worker', () => {
       const seen: string[] = [];
       let called!: () => void;
       const providerCalled = new Promise<void>((resolve) => (called = resolve));
+      let aborted!: () => void;
+      const providerAborted = new Promise<void>((resolve) => (aborted = resolve));
       const llm = (request: { task: string; signal: AbortSignal }) =>
         new Promise((_, reject) => {
           called();
           request.signal.addEventListener('abort', () => {
             seen.push(`${request.task}: ${(request.signal.reason as Error)?.message}`);
+            aborted();
             reject(new Error('aborted by engram'));
           });
         });
@@ -89,8 +92,8 @@ describe('AbortSignals reach a page-side provider through the worker', () => {
       await providerCalled;
       controller.abort(new Error('the user left'));
       const error = await turn;
-      // Let the provider's abort listener run: the abort crosses back from the worker.
-      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      // The abort crosses back from the worker to the provider's listener here.
+      await providerAborted;
       const facts = await memory.facts.list({});
       const { events, jobs } = await memory.activity();
       await memory.close();

@@ -27,7 +27,7 @@ const text = (page: Page, selector: string) => page.locator(selector).innerText(
 
 /** Waits (bounded) until the header shows `n` memories. */
 const countIs = (page: Page, n: number) =>
-  page.waitForFunction((n) => document.querySelector('#count')?.textContent === `${n} ${n === 1 ? 'memory' : 'memories'}`, n, { timeout: 60_000 });
+  page.waitForFunction((n) => document.querySelector('#count')?.textContent === `${n} ${n === 1 ? 'memory' : 'memories'}`, n, { timeout: SAFETY_NET_MS });
 
 async function addFact(page: Page, fact: string, category = 'preference'): Promise<void> {
   await page.selectOption('#add-kind', 'fact');
@@ -44,7 +44,7 @@ describe('the demo on a phone-sized screen (Chromium, 420 × 860)', () => {
     await page.goto(server.url);
     await waitDemoReady(page);
     expect(await pageWidth(page)).toBeLessThanOrEqual(420);
-    await page.waitForFunction(() => /^\d+ memor(y|ies)$/.test(document.querySelector('#count')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /^\d+ memor(y|ies)$/.test(document.querySelector('#count')?.textContent ?? ''), null, { timeout: SAFETY_NET_MS });
     const before = Number((await text(page, '#count')).split(' ')[0]);
 
     // The header count follows the store.
@@ -65,7 +65,7 @@ describe('the demo on a phone-sized screen (Chromium, 420 × 860)', () => {
     // Data tab: Import with no file says so, and the message outlives the redraw a store change causes.
     await page.click('#tab-data');
     await page.click('#import');
-    await page.waitForFunction(() => document.querySelector('#data-result')?.textContent?.startsWith('Choose a file to import first'), null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('#data-result')?.textContent?.startsWith('Choose a file to import first'), null, { timeout: SAFETY_NET_MS });
     await addFact(page, 'The user runs on Tuesday mornings');
     await countIs(page, before + 3);
     await page.waitForTimeout(200); // past the debounced redraw
@@ -73,7 +73,7 @@ describe('the demo on a phone-sized screen (Chromium, 420 × 860)', () => {
     expect(await pageWidth(page)).toBeLessThanOrEqual(420);
 
     await page.click('#persist');
-    await page.waitForFunction(() => /persistent storage|Storage is persistent/.test(document.querySelector('#data-result')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /persistent storage|Storage is persistent/.test(document.querySelector('#data-result')?.textContent ?? ''), null, { timeout: SAFETY_NET_MS });
     await page.waitForTimeout(200);
     expect(await text(page, '#data-result')).toMatch(/^(Storage is persistent\.|The browser declined persistent storage\.)$/);
     expect(watch.errors).toEqual([]);

@@ -4,7 +4,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDemoServer } from '../../demo/server.js';
 import { SAMPLE_CONVERSATION } from '../../demo/src/sample-conversation.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, SAFETY_NET_MS } from '../support/browser.js';
 
 /**
  * examples/ai-chat in Chromium: an AI SDK chat (streamText on the AI SDK's
@@ -42,7 +42,7 @@ it('observes a streamed turn into the store and puts the recalled fact into the 
   const page: Page = await context.newPage();
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(server.url);
-  await page.waitForFunction(() => typeof (window as unknown as { example?: unknown }).example === 'object', undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => typeof (window as unknown as { example?: unknown }).example === 'object', undefined, { timeout: SAFETY_NET_MS });
 
   const first = SAMPLE_CONVERSATION[0]!;
   expect(await page.evaluate((text) => example.send(text), first.user)).toBe(first.assistant);

@@ -53,7 +53,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  // A set-up that failed before the server started has none to close (a promise waiting for it would never settle).
+  if (server) await new Promise((resolve) => server.close(resolve));
   if (dir) {
     rmSync(dir, { recursive: true, force: true });
     rmSync(`${dir}-profile`, { recursive: true, force: true });
@@ -61,7 +62,7 @@ afterAll(async () => {
 });
 
 async function resultOf(page: Page): Promise<Record<string, any>> {
-  await page.waitForFunction(() => document.documentElement.dataset.engramBridge, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.documentElement.dataset.engramBridge, null, { timeout: SAFETY_NET_MS });
   return JSON.parse((await page.evaluate(() => document.documentElement.dataset.engramBridge))!);
 }
 

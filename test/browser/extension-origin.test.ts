@@ -45,12 +45,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  // A set-up that failed before the server started has none to close (a promise waiting for it would never settle).
+  if (server) await new Promise((resolve) => server.close(resolve));
   for (const dir of [extensionDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const probeResult = async (page: import('playwright-core').Page) => {
-  await page.waitForFunction(() => document.documentElement.dataset.engramProbe, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.documentElement.dataset.engramProbe, null, { timeout: SAFETY_NET_MS });
   return JSON.parse((await page.evaluate(() => document.documentElement.dataset.engramProbe))!) as Record<string, any>;
 };
 

@@ -33,7 +33,8 @@ async function extension(name: string, options: { split: boolean }): Promise<str
 }
 
 async function probeOf(name: string): Promise<Record<string, any>> {
-  const deadline = Date.now() + 60_000;
+  // A safety net for an extension that never starts its worker, never a speed requirement (see SAFETY_NET_MS).
+  const deadline = Date.now() + SAFETY_NET_MS;
   for (;;) {
     for (const worker of context.serviceWorkers()) {
       const manifestName = await worker.evaluate(() => (globalThis as unknown as { chrome: { runtime: { getManifest(): { name: string } } } }).chrome.runtime.getManifest().name);

@@ -86,11 +86,15 @@ describe('live queries across tabs (Chromium)', () => {
     });
     // The writer's own tab sees the fact, so the change has been announced; the watcher's listeners stayed quiet.
     await withTestMemory(watcher, async (memory) => {
-      for (let i = 0; i < 200; i++) {
-        if ((await memory.facts.list({ userId: 'ana' })).length === 2) return;
-        await new Promise((r) => setTimeout(r, 25));
+      // Looked at again each time this tab hears of a change (no time limit: one that never comes is a hung test).
+      for (;;) {
+        let off = () => {};
+        const changed = new Promise<void>((resolve) => (off = memory.on('change', () => resolve())));
+        const found = (await memory.facts.list({ userId: 'ana' })).length === 2;
+        if (found) return off();
+        await changed;
+        off();
       }
-      throw new Error('the second fact never reached the watcher tab');
     });
     expect(await watcher.evaluate(() => (window as unknown as LiveWindow).liveSeen.facts.length + (window as unknown as LiveWindow).liveSeen.recall.length)).toBe(before);
   });

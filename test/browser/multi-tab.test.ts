@@ -33,26 +33,24 @@ afterAll(async () => {
 
 describe('several tabs on one database (Chromium)', () => {
   it('a memory written in one tab becomes recallable in the others without their doing anything', async () => {
-    // The other tabs start watching first; each reports the moment it first recalls the fact. The delay is
-    // printed, not asserted (a busy machine may take longer); the 60 s limit is only a safety net.
+    // The other tabs start watching first: each recalls again whenever it hears of a change, until it recalls the
+    // fact (how soon is bench:visibility:browser's to print; no time limit here: a refresh that never comes is a hung test).
     const watchers = tabs.slice(1).map((tab) =>
       withTestMemory(tab, async (memory) => {
-        const deadline = Date.now() + 60_000;
-        while (Date.now() < deadline) {
+        for (;;) {
+          let off = () => {};
+          const changed = new Promise<void>((resolve) => (off = memory.on('change', () => resolve())));
           const hits = await memory.recall('who keeps bees?', { userId: 'tab-user', touch: false });
-          if (hits.some((h) => h.memory.text.includes('hives'))) return Date.now();
-          await new Promise((r) => setTimeout(r, 10));
+          if (hits.some((h) => h.memory.text.includes('hives'))) return off(), true;
+          await changed;
+          off();
         }
-        return null;
       }),
     );
-    const writtenAt = await withTestMemory(tabs[0]!, async (memory) => {
+    await withTestMemory(tabs[0]!, async (memory) => {
       await memory.facts.add({ userId: 'tab-user', text: 'The user keeps two hives of bees in the back garden' });
-      return Date.now();
     });
-    const seenAt = await Promise.all(watchers);
-    expect(seenAt.filter((t) => t === null), 'tabs that never recalled the fact written in another tab').toEqual([]);
-    console.log(`cross-tab visibility: ${seenAt.map((t) => `${Math.max(0, t! - writtenAt)} ms`).join(', ')} after the write resolved`);
+    expect(await Promise.all(watchers), 'every other tab recalled the fact written in the first').toEqual(tabs.slice(1).map(() => true));
   });
 
   it('tabs writing and recalling at once: no acknowledged write lost, dedup across tabs, the cap holds at rest', async () => {
@@ -114,13 +112,19 @@ describe('several tabs on one database (Chromium)', () => {
         tab,
         async (memory, { want, text }) => {
           // Converged means the same memories, not just as many: a dedup commit removes one and adds one.
-          // It takes one change signal per write; the deadline is only a safety net for a busy machine.
+          // Looked at again each time this tab hears of a change (no time limit: one that never comes is a hung test).
           const indexedIds = async () => (await memory.recall(text, { userId: 'tab-user', k: 1000, touch: false })).map((h) => h.memory.id).sort();
-          const deadline = Date.now() + 60_000;
-          let ids = await indexedIds();
-          while (JSON.stringify(ids) !== JSON.stringify(want) && Date.now() < deadline) {
-            await new Promise((r) => setTimeout(r, 20));
+          let ids: string[];
+          for (;;) {
+            let off = () => {};
+            const changed = new Promise<void>((resolve) => (off = memory.on('change', () => resolve())));
             ids = await indexedIds();
+            if (JSON.stringify(ids) === JSON.stringify(want)) {
+              off();
+              break;
+            }
+            await changed;
+            off();
           }
           const info = await memory.info();
           const hits = await memory.recall(text, { userId: 'tab-user', k: 3, touch: false });

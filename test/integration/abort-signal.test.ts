@@ -1,9 +1,10 @@
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, createMemory, ValidationError, type Embedder, type LLMRequest, type Memory } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { AbortError, ValidationError, type Embedder, type LLMRequest, type MemoryOptions } from '../../src/index.js';
 import { freshIndexedDB, realEmbedder } from '../support/memory.js';
 import { rawStore } from '../support/raw-store.js';
 import { episodeDraft, scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * `observe`, `recall` and `idle` take the app's AbortSignal (issue 18): an
@@ -11,17 +12,13 @@ import { episodeDraft, scriptedLLM } from '../support/scripted-llm.js';
  * was (every row of every object store compared), and an abort after the
  * write has committed changes nothing.
  */
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close({ timeoutMs: 1000 })));
-});
+const memories = memoryFixture({ closeTimeoutMs: 1000 });
 
 let counter = 0;
-async function open(options: Parameters<typeof createMemory>[0] extends infer O ? Partial<O> : never = {}) {
+async function open(options: Partial<MemoryOptions> = {}) {
   const idb = freshIndexedDB();
   const name = `abort-${process.pid}-${++counter}`;
-  const memory = await createMemory({ name, ...idb, embedder: await realEmbedder(), capture: { cooldownTurns: 0, cooldownMinutes: 0 }, ...options });
-  memories.push(memory);
+  const memory = await memories.open({ name, ...idb, capture: { cooldownTurns: 0, cooldownMinutes: 0 }, ...options });
   return { memory, dump: () => rawStore(idb.indexedDB as unknown as IDBFactory, name) };
 }
 

@@ -1,20 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Memory } from '../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WRITE_AFTER_MS, WRITE_WITHIN_MS } from '../../src/recall/access-times.js';
-import { freshIndexedDB, openMemory } from '../support/memory.js';
+import { freshIndexedDB } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
+import { settleTasks, useFakeTimers } from '../support/fake-time.js';
 
 /**
  * Access times (recall/access-times.ts): back-to-back recalls gather their
  * accesses into one write instead of each queueing its reads behind the write
  * of the recall before; what they return, and what any other call reads,
  * still shows every access.
+ *
+ * The write's timers run on vitest's fake timers (setTimeout and
+ * performance.now: the write delay and how long accesses have waited), so
+ * "back to back", "a pause" and "within WRITE_WITHIN_MS" are exact whatever
+ * the machine is doing (test/support/fake-time.ts).
  */
-
-const open: Memory[] = [];
-afterEach(async () => {
-  for (const memory of open.splice(0)) await memory.close();
+const memories = memoryFixture();
+// Registered after the fixture, so real timers are back before it closes the memories (after-hooks run last first).
+afterEach(() => {
+  vi.useRealTimers();
 });
-
 /** A fresh IndexedDB whose readwrite transactions over `facts` are counted (wrapping each opened database). */
 function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writes: () => number; times: number[] } {
   const factory = freshIndexedDB();
@@ -44,13 +49,12 @@ describe('access times', () => {
   it('back-to-back recalls are written together, not one write each; records and later calls see every access', async () => {
     const { factory, writes } = countingIndexedDB();
     let now = Date.UTC(2026, 0, 1);
-    const memory = await openMemory({ ...factory, clock: () => now });
-    open.push(memory);
+    const memory = await memories.open({ ...factory, clock: () => now });
     const fact = await memory.facts.add({ text: 'The user keeps bees on the roof' });
     await memory.idle();
     const before = writes();
 
-    const started = performance.now();
+    useFakeTimers();
     const recalls = 30;
     let previous = fact.lastAccessedAt;
     for (let i = 1; i <= recalls; i++) {
@@ -61,52 +65,60 @@ describe('access times', () => {
       expect(hit!.memory.lastAccessedAt).toBe(previous);
       previous = now;
     }
-    const elapsed = performance.now() - started;
-    const during = writes() - before;
-    // None while they go on, unless they went on for longer than WRITE_WITHIN_MS (each recall wrote at once before: 29 or 30 here).
-    expect(during).toBeLessThanOrEqual(Math.floor(elapsed / WRITE_WITHIN_MS));
-    console.log(`[access-times] ${recalls} back-to-back recalls in ${elapsed.toFixed(0)} ms: ${during} access write(s) during them`);
+    // Back to back (no time passed between them): none written while they went on (each recall wrote at once before: 30 writes).
+    await settleTasks();
+    expect(writes() - before).toBe(0);
 
-    // A pause writes them, in one write, with no other call.
-    await new Promise((resolve) => setTimeout(resolve, WRITE_AFTER_MS * 4));
-    expect(writes() - before).toBe(during + 1);
+    // A pause shorter than WRITE_AFTER_MS writes nothing; reaching it writes them all, in one write, with no other call.
+    await vi.advanceTimersByTimeAsync(WRITE_AFTER_MS - 1);
+    await settleTasks();
+    expect(writes() - before).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    await settleTasks();
+    expect(writes() - before).toBe(1);
+    vi.useRealTimers();
     expect((await memory.facts.get(fact.id)).lastAccessedAt).toBe(now);
+    expect(writes() - before).toBe(1);
   });
 
-  it('recalls that never pause are still written every WRITE_WITHIN_MS', async () => {
+  it('recalls that never pause are still written within WRITE_WITHIN_MS of the first', async () => {
     const { factory, writes, times } = countingIndexedDB();
-    const memory = await openMemory({ ...factory });
-    open.push(memory);
+    const memory = await memories.open({ ...factory });
     await memory.facts.add({ text: 'The user keeps bees on the roof' });
     await memory.idle();
     const before = writes();
-    const started = performance.now();
-    let firstRecalled = 0;
-    while (performance.now() - started < WRITE_WITHIN_MS * 1.5) {
+    useFakeTimers();
+    const firstRecalled = performance.now();
+    // A recall every WRITE_AFTER_MS / 5: never a pause long enough, for 1.5 x WRITE_WITHIN_MS.
+    while (performance.now() - firstRecalled < WRITE_WITHIN_MS * 1.5) {
       await memory.recall('bees on the roof');
-      firstRecalled ||= performance.now();
-      await new Promise((resolve) => setTimeout(resolve, WRITE_AFTER_MS / 5));
+      await vi.advanceTimersByTimeAsync(WRITE_AFTER_MS / 5);
+      await settleTasks();
     }
-    // No pause was long enough, yet the first access was written within WRITE_WITHIN_MS (and a timer's lateness).
+    // No pause was long enough, yet the first accesses were written, no later than WRITE_WITHIN_MS after the first.
     expect(writes()).toBeGreaterThan(before);
-    expect(times[before]! - firstRecalled).toBeLessThan(WRITE_WITHIN_MS + WRITE_AFTER_MS);
+    expect(times[before]! - firstRecalled).toBeLessThanOrEqual(WRITE_WITHIN_MS);
+    // ...and not at once: only after waiting for a pause as long as it could.
+    expect(times[before]! - firstRecalled).toBeGreaterThanOrEqual(WRITE_WITHIN_MS - WRITE_AFTER_MS);
   });
 
   it('idle() writes pending accesses at once, and they survive a reopen', async () => {
     const factory = freshIndexedDB();
     let now = Date.UTC(2026, 0, 1);
     const name = `access-times-${process.pid}`;
-    const first = await openMemory({ ...factory, name, clock: () => now });
+    const first = await memories.open({ ...factory, name, clock: () => now });
     const fact = await first.facts.add({ text: 'The user plays the cello on Sundays' });
     now += 5000;
+    useFakeTimers();
     await first.recall('cello on Sundays');
-    const started = performance.now();
-    await first.idle();
-    // Not held back by the write delay.
-    expect(performance.now() - started).toBeLessThan(WRITE_AFTER_MS * 20);
+    // Not held back by the write delay: idle() resolves with the fake clock standing still (its timer never fires).
+    let idle = false;
+    void first.idle().then(() => (idle = true));
+    for (let i = 0; i < 20 && !idle; i++) await settleTasks();
+    expect(idle).toBe(true);
+    vi.useRealTimers();
     await first.close();
-    const second = await openMemory({ ...factory, name, clock: () => now });
-    open.push(second);
+    const second = await memories.open({ ...factory, name, clock: () => now });
     expect((await second.facts.get(fact.id)).lastAccessedAt).toBe(now);
   });
 });

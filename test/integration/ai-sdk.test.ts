@@ -1,20 +1,13 @@
 import { APICallError, generateText, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aiSdkProvider, approximateTokens, DEFAULT_MEMORY_HEADING, memoryMiddleware } from '../../src/ai/index.js';
-import { ProviderError, ValidationError, type Embedder, type LLMRequest, type Memory } from '../../src/index.js';
-import { openMemory, realEmbedder } from '../support/memory.js';
+import { ProviderError, ValidationError, type Embedder, type LLMRequest } from '../../src/index.js';
+import { realEmbedder } from '../support/memory.js';
 import { scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Parameters<typeof openMemory>[0] = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture();
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
@@ -276,7 +269,17 @@ describe('memoryMiddleware', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let hold = false;
-    const embedder: Embedder = { id: model0.id, dimension: model0.dimension, embed: async (texts) => (hold ? gate.then(() => model0.embed(texts)) : model0.embed(texts)) };
+    let held!: () => void;
+    const embeddingHeld = new Promise<void>((resolve) => (held = resolve));
+    const embedder: Embedder = {
+      id: model0.id,
+      dimension: model0.dimension,
+      embed: async (texts) => {
+        if (!hold) return model0.embed(texts);
+        held();
+        return gate.then(() => model0.embed(texts));
+      },
+    };
     const memory = await open({ embedder });
     await memory.facts.add({ userId: 'ana', text: porto });
     hold = true;
@@ -285,7 +288,7 @@ describe('memoryMiddleware', () => {
     const middleware = memoryMiddleware({ memory, userId: 'ana', observe: false, onError: (error) => errors.push((error as Error).name) });
     const controller = new AbortController();
     const call = generateText({ model: wrapLanguageModel({ model, middleware }), prompt: 'Where do I live?', abortSignal: controller.signal }).catch((e: Error) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the recall is now waiting for its embedding
+    await embeddingHeld; // the recall is now waiting for its embedding
     controller.abort();
     await call;
     // The recall ended on the abort (its embedding still held), so no memory reached the prompt, and nothing was reported.

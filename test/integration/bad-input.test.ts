@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClosedError,
   createMemory,
@@ -9,15 +9,15 @@ import {
   type Memory,
 } from '../../src/index.js';
 import { freshIndexedDB, MODEL, openMemory, snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
+// The store the cases share, opened by the first of them: closed after the file's last test.
+const shared = memoryFixture({ closeAfter: 'all' });
 let memory: Memory;
-afterAll(async () => {
-  await memory?.close();
-});
 
 /** Seeds a store, runs `call`, and checks it rejects with `type` and left the store exactly as it was. */
 async function rejectsUnchanged(call: (m: Memory) => Promise<unknown>, type: new (...args: never[]) => Error, message?: RegExp) {
-  memory ??= await openMemory();
+  memory ??= await shared.open();
   const before = await snapshot(memory);
   const error = await call(memory).then(
     () => undefined,
@@ -30,7 +30,7 @@ async function rejectsUnchanged(call: (m: Memory) => Promise<unknown>, type: new
 
 describe('bad input gives a typed error and leaves the store unchanged', () => {
   it('seed', async () => {
-    memory = await openMemory();
+    memory = await shared.open();
     await memory.episodes.add({ id: 'e1', text: 'Existing episode about gardening' });
     await memory.facts.add({ id: 'f1', text: 'Existing fact about tomatoes' });
   });

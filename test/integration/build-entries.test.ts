@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemory as createMemoryBrowserBuild, ValidationError } from '../../src/index.js';
 import { createMemory as createMemoryNodeBuild } from '../../src/index.node.js';
 import { hashEmbedder } from '../support/hash-embedder.mjs';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dirs: string[] = [];
@@ -23,6 +24,8 @@ const freshDir = () => {
   return dir;
 };
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+const memories = memoryFixture();
 
 describe('the two builds of createMemory', () => {
   it('the browser build refuses `directory` with a ValidationError naming the option, and writes nothing there', async () => {
@@ -36,11 +39,11 @@ describe('the two builds of createMemory', () => {
 
   it('the Node build opens a durable store in `directory`, and what it wrote is there after reopening', async () => {
     const directory = freshDir();
-    const first = await createMemoryNodeBuild({ name: 'node-build', directory, embedder: hashEmbedder });
+    const first = memories.keep(await createMemoryNodeBuild({ name: 'node-build', directory, embedder: hashEmbedder }));
     const fact = await first.facts.add({ text: 'The user keeps bees on the roof' });
     await first.close();
     expect(readdirSync(directory).length).toBeGreaterThan(0);
-    const again = await createMemoryNodeBuild({ name: 'node-build', directory, embedder: hashEmbedder });
+    const again = memories.keep(await createMemoryNodeBuild({ name: 'node-build', directory, embedder: hashEmbedder }));
     expect((await again.facts.get(fact.id))?.text).toBe('The user keeps bees on the roof');
     await again.close();
   });

@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Memory } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { describe, expect, it } from 'vitest';
 import { episodeDraft, noFacts, scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Parameters<typeof openMemory>[0]): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture();
 const MIN = 60_000;
 const turn = { userId: 'u', user: 'We settled it: Postgres.', assistant: 'Great, Postgres it is.' };
 let counter = 0;

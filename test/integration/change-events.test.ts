@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangeEvent, Memory } from '../../src/index.js';
 import { openMemory } from '../support/memory.js';
 import { episodeDraft, scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * The one commit path (issue 14): every write method of the public API emits
@@ -10,14 +11,10 @@ import { episodeDraft, scriptedLLM } from '../support/scripted-llm.js';
  * a refused write emits none. (profile.update, profile sync and
  * episodes.close used to emit nothing.)
  */
-const open: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const memories = memoryFixture();
 
 async function setup(options: Parameters<typeof openMemory>[0] = {}) {
-  const memory = await openMemory(options);
-  open.push(memory);
+  const memory = await memories.open(options);
   const changes: ChangeEvent[] = [];
   memory.on('change', (event) => changes.push(event));
   /** Runs a call and returns the change events it caused (waiting for background work first). */
@@ -128,8 +125,7 @@ describe('every public write emits exactly one change with what it wrote', () =>
     expect([...forgot[0]!.deleted].sort()).toEqual(['b1', 'bob']);
     expect([...forgot[0]!.tables].sort()).toEqual(['facts', 'profiles']);
 
-    const source = await openMemory();
-    open.push(source);
+    const source = await memories.open();
     await source.facts.add({ id: 'i1', text: 'Imported fact about sailing' });
     const file = await source.export();
     const imported = await during(() => memory.import(file));

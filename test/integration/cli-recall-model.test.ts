@@ -48,7 +48,8 @@ describe('npx engram recall and the store\'s model', () => {
 
   it('another model without --model-path: "pass --model-path"; with a folder that is not there: "folder not found"', async () => {
     const missing = await engram('recall', 'which database?', '--dir', join(root, 'other'));
-    expect(missing.code).toBe(1);
+    // A flag the command needs is a usage mistake (exit 2); a folder that is not there is a failure (exit 1).
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('"Xenova/all-MiniLM-L6-v2"');
     expect(missing.stderr).toContain('pass --model-path');
     expect(missing.stderr).not.toContain('@huggingface/transformers');

@@ -12,7 +12,19 @@ import { seededRandom } from '../support/seeded-random.js';
 
 // Needs dist/ (npx tsup): the child runs the built package, as an app would.
 const CHILD = fileURLToPath(new URL('../support/durable-child.mjs', import.meta.url));
-const KILLS = 22;
+/**
+ * The writer's cycle acknowledges six kinds of line (fact, episode,
+ * group-begin, group, task, steps). A kill lands right after the writer
+ * acknowledged its Nth line, so while the next write of the cycle is in
+ * flight: N runs through every position of the cycle twice (seeded cycle
+ * counts), so every kind of write is interrupted, however fast or slow the
+ * machine writes. A few more kills land at a seeded delay after the
+ * child starts, most of them during its open.
+ */
+const CYCLE = 6;
+const AFTER_LINE_KILLS = 2 * CYCLE;
+const DURING_OPEN_KILLS = 4;
+const KILLS = AFTER_LINE_KILLS + DURING_OPEN_KILLS;
 const SEED = 17;
 
 const dirs: string[] = [];
@@ -23,24 +35,24 @@ function freshDir(): string {
   return dir;
 }
 
-/** Runs a writer child and SIGKILLs it `delayMs` after it is ready (or after spawn, to hit the open); returns what it acknowledged. */
-function writeUntilKilled(dir: string, round: number, delayMs: number, fromSpawn: boolean): Promise<string[]> {
+/** Runs a writer child and SIGKILLs it once it has acknowledged `afterLines` lines, or `delayMs` after spawn; returns what it acknowledged. */
+function writeUntilKilled(dir: string, round: number, kill: { afterLines: number } | { delayMs: number }): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, 'write', dir, String(round)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    const kill = () => setTimeout(() => child.kill('SIGKILL'), delayMs);
-    if (fromSpawn) kill();
+    if ('delayMs' in kill) setTimeout(() => child.kill('SIGKILL'), kill.delayMs);
     child.stdout.on('data', (chunk: Buffer) => {
-      const before = out;
       out += chunk.toString();
-      if (!fromSpawn && !before.includes('ready\n') && out.includes('ready\n')) kill();
+      // Whole lines after "ready": the writes it acknowledged so far.
+      const acknowledged = out.split('\n').slice(0, -1).filter((line) => line !== 'ready').length;
+      if ('afterLines' in kill && acknowledged >= kill.afterLines) child.kill('SIGKILL');
     });
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('exit', (code, signal) => {
       if (signal !== 'SIGKILL') reject(new Error(`writer exited by itself (code ${code}): ${err}`));
       // Only whole lines are acknowledgements: a line cut by the kill was not seen whole.
-      else resolve(out.split('\n').slice(0, -1));
+      else resolve(out.split('\n').slice(0, -1).filter((line) => line !== 'ready'));
     });
   });
 }
@@ -51,10 +63,13 @@ describe('durable store: kill -9 at random moments', () => {
     const random = seededRandom(SEED);
     const acked = { facts: new Map<string, string>(), episodes: new Set<string>(), groups: [] as string[][], steps: new Map<string, number>(), tasks: new Set<string>() };
     const groupsBegun = new Map<string, number>();
+    // The kills in a seeded order: each position of the cycle twice (after 0, 1 or 2 whole cycles), and the delayed ones.
+    const kills = [
+      ...Array.from({ length: AFTER_LINE_KILLS }, (_, i) => ({ afterLines: 1 + (i % CYCLE) + CYCLE * Math.floor(random() * 3) })),
+      ...Array.from({ length: DURING_OPEN_KILLS }, () => ({ delayMs: Math.floor(50 + random() * 600) })),
+    ].sort(() => random() - 0.5);
     for (let round = 0; round < KILLS; round++) {
-      const fromSpawn = random() < 0.2;
-      const delay = Math.floor(fromSpawn ? 50 + random() * 900 : 20 + random() * 400);
-      for (const line of await writeUntilKilled(dir, round, delay, fromSpawn)) {
+      for (const line of await writeUntilKilled(dir, round, kills[round]!)) {
         const [kind, a, ...rest] = line.split(' ');
         if (kind === 'fact') acked.facts.set(a!, rest.join(' '));
         else if (kind === 'episode') acked.episodes.add(a!);
@@ -119,7 +134,8 @@ describe('durable store: kill -9 at random moments', () => {
       recalled,
     };
     console.log('durable crash test', JSON.stringify(counts));
-    expect(acked.facts.size).toBeGreaterThan(KILLS);
+    // Every kind of write was acknowledged at least once, so each was interrupted too (see CYCLE).
+    expect([acked.facts.size, acked.episodes.size, groupsBegun.size, acked.groups.length, acked.tasks.size, acked.steps.size].every((n) => n > 0)).toBe(true);
     expect(counts).toEqual({ ...counts, lost: 0, stepsLost: 0, partial: 0, recalled: acked.facts.size });
   }, 180_000);
 });

@@ -1,8 +1,9 @@
 import Dexie from 'dexie';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ClosedError, type LLMProvider, type Memory } from '../../src/index.js';
-import { freshIndexedDB, openMemory, snapshot } from '../support/memory.js';
+import { describe, expect, it } from 'vitest';
+import { ClosedError, type LLMProvider } from '../../src/index.js';
+import { freshIndexedDB, snapshot } from '../support/memory.js';
 import { scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Issue 20's engine-side breaks, each reproduced as an outsider found it:
@@ -10,27 +11,31 @@ import { scriptedLLM } from '../support/scripted-llm.js';
  * object (4), dedup behind a stale index entry (5), and facts.add merging a
  * near-identical fact (8).
  */
-const open: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close().catch(() => undefined)));
-});
-async function memory(options: Parameters<typeof openMemory>[0] = {}) {
-  const m = await openMemory(options);
-  open.push(m);
-  return m;
-}
+const { open: memory } = memoryFixture();
 
-/** A provider that never answers and ignores its AbortSignal (as an outsider's did). */
-const deaf: LLMProvider = () => new Promise(() => undefined);
+/** A provider that never answers and ignores its AbortSignal (as an outsider's did); `called` resolves once it has been called. */
+function deafProvider(): { provider: LLMProvider; called: Promise<void> } {
+  let calledNow!: () => void;
+  const called = new Promise<void>((resolve) => (calledNow = resolve));
+  return {
+    provider: () => {
+      calledNow();
+      return new Promise(() => undefined);
+    },
+    called,
+  };
+}
 
 describe('close() while an LLM call runs (issue 20.4)', () => {
   it('close({ timeoutMs: 0 }) during stage 1: observe rejects with a ClosedError or resolves, never an untyped error, and writes nothing', async () => {
     const shared = { name: `closing-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB() };
-    const m = await memory({ ...shared, llm: deaf });
+    const deaf = deafProvider();
+    const m = await memory({ ...shared, llm: deaf.provider });
     await m.facts.add({ id: 'f1', text: 'The user grows tomatoes' });
     const before = await snapshot(m);
     const turn = m.observe({ user: 'I moved to Porto', assistant: 'Noted!' });
-    await new Promise((r) => setTimeout(r, 20));
+    // Stage 1 is running: its provider call has started.
+    await deaf.called;
     await m.close({ timeoutMs: 0 });
     const outcome = await turn.then(
       (result) => ({ result }),
@@ -44,9 +49,10 @@ describe('close() while an LLM call runs (issue 20.4)', () => {
   });
 
   it('with the default deadline, a provider that ignores its signal does not hold close() or the turn: observe resolves with a reason', async () => {
-    const m = await memory({ llm: deaf, extraction: { timeoutMs: 600_000 } });
+    const deaf = deafProvider();
+    const m = await memory({ llm: deaf.provider, extraction: { timeoutMs: 600_000 } });
     const turn = m.observe({ user: 'I moved to Porto', assistant: 'Noted!' });
-    await new Promise((r) => setTimeout(r, 20));
+    await deaf.called;
     await m.close();
     const result = await turn;
     expect(result).toMatchObject({ facts: { stored: 0 }, episodeScheduled: false, reason: 'stage1_provider_error' });

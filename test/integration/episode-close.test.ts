@@ -1,24 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClosedError, NotFoundError, openAICompatible, ValidationError, type EpisodeInput, type Memory } from '../../src/index.js';
+import { ClosedError, NotFoundError, openAICompatible, ValidationError, type EpisodeInput } from '../../src/index.js';
 import { openMemory, snapshot } from '../support/memory.js';
 import { startOpenAIServer } from '../support/openai-server.js';
 import { scriptedLLM, type Reply } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 const HOUR = 3_600_000;
 const t0 = Date.UTC(2026, 4, 4, 9);
 let now = t0;
 const clock = () => now;
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
+// Registered before the fixture, so the clock is reset after the fixture closes the memories (after-hooks run last first).
+afterEach(() => {
   now = t0;
 });
-async function open(options: Parameters<typeof openMemory>[0] = {}): Promise<Memory> {
-  const m = await openMemory({ clock, lifecycle: { dedupThreshold: 0, chainThreshold: 1 }, ...options });
-  memories.push(m);
-  return m;
-}
+const memories = memoryFixture({ defaults: { clock, lifecycle: { dedupThreshold: 0, chainThreshold: 1 } } });
+const open = memories.open;
 
 /** What the app knows when it opens the episode. */
 const planning: EpisodeInput = {
@@ -215,7 +212,7 @@ describe('episodes.close() refuses bad input and leaves the store unchanged', ()
   });
 
   it('after memory.close(): ClosedError', async () => {
-    const m = await openMemory();
+    const m = memories.keep(await openMemory());
     const e = await m.episodes.add(planning);
     await m.close();
     await expect(m.episodes.close(e.id)).rejects.toBeInstanceOf(ClosedError);

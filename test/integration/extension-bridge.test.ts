@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemory, ValidationError, type Memory } from '../../src/index.js';
 import { connectMemory, serveMemory, type RuntimeLike } from '../../src/extension/index.js';
 import type { MessageSenderLike } from '../../src/extension/protocol.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * engram/extension's protocol in Node, over a message bus with
@@ -48,15 +48,8 @@ class ExtensionBus {
   }
 }
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(name: string): Promise<Memory> {
-  const m = await openMemory({ name });
-  memories.push(m);
-  return m;
-}
+const memories = memoryFixture();
+const open = (name: string): Promise<Memory> => memories.open({ name });
 
 describe('engram/extension protocol', () => {
   it('serves several memories from one context: each name reaches its own memory', async () => {

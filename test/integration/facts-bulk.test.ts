@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemory, ValidationError, type Embedder, type Memory } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { ValidationError, type Embedder, type Memory } from '../../src/index.js';
 import { decodeVector } from '../../src/portability/export-format.js';
-import { freshIndexedDB, snapshot } from '../support/memory.js';
+import { snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * facts.add / addMany with pre-computed embeddings, `returnRecords: false`,
@@ -28,15 +29,10 @@ function countingEmbedder(): Embedder & { embedded: string[] } {
   };
 }
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-let counter = 0;
+const memories = memoryFixture();
 async function open(): Promise<{ memory: Memory; embedder: ReturnType<typeof countingEmbedder> }> {
   const embedder = countingEmbedder();
-  const memory = await createMemory({ name: `facts-bulk-${process.pid}-${++counter}`, ...freshIndexedDB(), embedder });
-  memories.push(memory);
+  const memory = await memories.open({ embedder });
   return { memory, embedder };
 }
 

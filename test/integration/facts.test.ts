@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Memory } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { describe, expect, it } from 'vitest';
 import { scriptedLLM } from '../support/scripted-llm.js';
 import { tableEmbedder } from '../support/table-embedder.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Parameters<typeof openMemory>[0]): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture();
 const turn = { userId: 'u', user: 'some message', assistant: 'some reply' };
 const extractOne = (text: string, category = 'profile', importance = 0.8) => ({ output: { facts: [{ text, category, importance }], hasEpisode: false } });
 
@@ -178,7 +169,6 @@ describe('hybrid rerank', () => {
     expect(hit!.parts.recency).toBeCloseTo(0.5, 5);
     now += 10 * 86_400_000;
     // The previous recall touched it (lastAccessedAt), so its age restarts from then.
-    await new Promise((r) => setTimeout(r, 20));
     const [again] = await m.recall('bread baking');
     expect(again!.parts.recency).toBeCloseTo(0.5, 5);
     expect(again!.score).toBeCloseTo(again!.parts.relevance + 0.05 * 0.5 + 1 * 0.5, 5);

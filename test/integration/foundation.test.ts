@@ -1,20 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemory, type Embedder, type Memory, type Progress } from '../../src/index.js';
-import { freshIndexedDB, MODEL, MODEL_PATH, openMemory, realEmbedder } from '../support/memory.js';
+import { freshIndexedDB, MODEL, MODEL_PATH, realEmbedder } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const open: Memory[] = [];
-async function track(memory: Promise<Memory>): Promise<Memory> {
-  const m = await memory;
-  open.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const memories = memoryFixture();
+const track = async (memory: Promise<Memory>): Promise<Memory> => memories.keep(await memory);
 
 describe('add and recall', () => {
   it('recalls an episode and a fact by meaning and keywords, with score parts', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     const episode = await memory.episodes.add({
       goal: 'Choose a database for the analytics project',
       context: 'Compared Postgres, SQLite and DuckDB on a 50 GB event log',
@@ -37,14 +31,14 @@ describe('add and recall', () => {
   });
 
   it('stores the episode text as goal + blank line + context', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     const e = await memory.episodes.add({ goal: 'Fix the flaky login test', context: 'It failed one run in ten on CI' });
     expect(e.text).toBe('Fix the flaky login test\n\nIt failed one run in ten on CI');
     expect(await memory.episodes.get(e.id)).toEqual(e);
   });
 
   it('updates and deletes, and recall follows at once', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     const fact = await memory.facts.add({ text: 'Favourite editor is Vim' });
     await memory.facts.update(fact.id, { text: 'Favourite editor is Emacs' });
     const hits = await memory.recall('emacs');
@@ -58,7 +52,7 @@ describe('persistence', () => {
   it('keeps memories across close() and reopening the same name', async () => {
     const idb = freshIndexedDB();
     const embedder = await realEmbedder();
-    const first = await createMemory({ name: 'persist', ...idb, embedder });
+    const first = await track(createMemory({ name: 'persist', ...idb, embedder }));
     const e = await first.episodes.add({ text: 'We migrated the billing service to Kubernetes', tags: ['infra'] });
     await first.close();
 
@@ -81,7 +75,7 @@ describe('persistence', () => {
 
 describe('per-user isolation', () => {
   it('never returns or lists another user\'s memories', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     await memory.facts.add({ userId: 'ana', text: 'Ana plays the cello in an orchestra' });
     await memory.facts.add({ userId: 'ben', text: 'Ben plays the cello too, badly' });
     const hits = await memory.recall('cello', { userId: 'ana' });
@@ -93,7 +87,7 @@ describe('per-user isolation', () => {
 
 describe('filters', () => {
   it('filters recall by type, tags, time range, metadata and archived state', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     const t0 = Date.UTC(2026, 0, 1);
     const day = 86_400_000;
     const trip = await memory.episodes.add({ text: 'Planned the hiking trip to the Alps', tags: ['travel'], createdAt: t0, metadata: { project: 'alps' } });
@@ -120,7 +114,7 @@ describe('export and import', () => {
   it('round-trips everything: a fresh database gives identical recall results', async () => {
     // A fixed clock: recall records access times, which would otherwise differ between the two stores.
     const clock = () => Date.UTC(2026, 0, 1);
-    const source = await track(openMemory({ clock }));
+    const source = await memories.open({ clock });
     await source.episodes.add({ goal: 'Ship the mobile app beta', context: 'TestFlight review took three days', outcome: 'Beta shipped to 40 testers', quality: 'partial', tags: ['mobile'] });
     await source.facts.add({ text: 'Works at a fintech startup in Berlin', category: 'profile', pinned: true });
     await source.facts.add({ userId: 'other', text: 'Another user entirely' });
@@ -128,7 +122,7 @@ describe('export and import', () => {
 
     for (const vectors of [true, false]) {
       const exported = vectors ? file : await source.export({ vectors: false });
-      const target = await track(openMemory({ clock }));
+      const target = await memories.open({ clock });
       const summary = await target.import(exported);
       expect(summary).toMatchObject({ episodes: 1, facts: 2, reembedded: vectors ? 0 : 3 });
       for (const query of ['mobile beta release', 'where do they work?']) {
@@ -142,7 +136,7 @@ describe('export and import', () => {
   });
 
   it('exports one user only when asked', async () => {
-    const memory = await track(openMemory());
+    const memory = await memories.open();
     await memory.facts.add({ userId: 'a', text: 'fact of a' });
     await memory.facts.add({ userId: 'b', text: 'fact of b' });
     const text = await (await memory.export({ userId: 'a' })).text();
@@ -155,7 +149,7 @@ describe('re-embedding when the embedder changes', () => {
   it('re-embeds every memory with progress instead of mixing vector spaces', async () => {
     const idb = freshIndexedDB();
     const base = await realEmbedder();
-    const first = await createMemory({ name: 'reembed', ...idb, embedder: base });
+    const first = await track(createMemory({ name: 'reembed', ...idb, embedder: base }));
     await first.facts.add({ text: 'Drinks oat milk in coffee' });
     await first.episodes.add({ text: 'Refactored the payment module into three services' });
     await first.close();

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError, type Memory } from '../../src/index.js';
 import { vectorsFor } from '../../src/embed/provided-embeddings.js';
-import { openMemory, realEmbedder, snapshot } from '../support/memory.js';
+import { realEmbedder, snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Values that change after validation, and explicit `undefined` in patches
@@ -10,15 +11,7 @@ import { openMemory, realEmbedder, snapshot } from '../support/memory.js';
  * getter, a Proxy, an array it mutates later) can change what is stored.
  */
 
-const opened: Memory[] = [];
-async function memory(): Promise<Memory> {
-  const m = await openMemory();
-  opened.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
+const { open: memory } = memoryFixture();
 
 /** An array that reads as `first(i)` the first time each index is read and `later(i)` on every read after. */
 function changingArray(length: number, first: (i: number) => number, later: (i: number) => unknown): number[] {

@@ -1,20 +1,23 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ImportError, TASK_LIMITS, type Memory } from '../../src/index.js';
 import { fnv1a } from '../../src/portability/export-format.js';
-import { openMemory, snapshot } from '../support/memory.js';
+import { snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * A corrupted, truncated or tampered export is refused with an ImportError
  * and writes nothing: the receiving store's snapshot is exactly what it was.
  */
+const shared = memoryFixture({ closeAfter: 'all' });
+const scratchMemories = memoryFixture();
 let source: Memory;
 let target: Memory;
 let file = '';
 let targetBefore: string[] = [];
 
 beforeAll(async () => {
-  source = await openMemory();
+  source = await shared.open();
   await source.episodes.add({ id: 'e1', text: 'Moved the garden shed to the north corner', tags: ['garden'] });
   await source.episodes.add({ id: 'e2', text: 'Painted the fence green over the weekend' });
   await source.facts.add({ id: 'f1', text: 'The user grows tomatoes' });
@@ -25,14 +28,10 @@ beforeAll(async () => {
   await task.complete({ kind: 'success', verdict: 'fixed', artifacts: [] });
   file = await (await source.export()).text();
 
-  target = await openMemory();
+  target = await shared.open();
   await target.episodes.add({ id: 'mine', text: 'A memory the target already had about sailing' });
   await target.facts.add({ id: 'f1', text: 'The target user has their own fact f1 about cats' });
   targetBefore = await snapshot(target);
-});
-afterAll(async () => {
-  await source?.close();
-  await target?.close();
 });
 
 /** Imports `data` into the target and checks it is refused with an ImportError and wrote nothing. */
@@ -55,7 +54,7 @@ const linesOf = (text: string) => text.trim().split('\n');
 
 describe('corrupted exports are refused with ImportError and write nothing', () => {
   it('the intact file imports (control)', async () => {
-    const scratch = await openMemory();
+    const scratch = await scratchMemories.open();
     const summary = await scratch.import(file);
     expect(summary).toMatchObject({ episodes: 2, facts: 2, profiles: 1, tasks: 1 });
     // Same records (key order inside a line may differ).
@@ -186,7 +185,7 @@ describe('corrupted exports are refused with ImportError and write nothing', () 
       /Line \d+: step number is 1,001 steps/,
     );
     // At the limits they import (control).
-    const scratch = await openMemory();
+    const scratch = await scratchMemories.open();
     await scratch.import(
       swapped('task', (t) => {
         t.description = 'd'.repeat(TASK_LIMITS.descriptionBytes);

@@ -1,3 +1,4 @@
+import { IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
@@ -10,30 +11,35 @@ import { textFingerprint, textFingerprints } from '../../src/search/text-fingerp
 import { docTermsAt, readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { memoryFixture } from '../support/memory-fixture.js';
+import { settledUntil, settleTasks, useFakeTimers } from '../support/fake-time.js';
 
 /**
  * The persisted index snapshot (src/search/persistence/index-snapshot.ts): a large store
  * opens from a few blocks instead of every record, and never from a snapshot
  * that misses a committed write.
  */
-const open: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
+const memories = memoryFixture();
+// Registered after the fixture, so real timers are back before it closes the memories (after-hooks run last first).
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 function database(): Partial<MemoryOptions> {
   return { name: `snapshot-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB() };
 }
 
-async function openOn(db: Partial<MemoryOptions>, options: Partial<MemoryOptions> = {}): Promise<Memory> {
-  const memory = await openMemory({ ...db, ...options });
-  open.push(memory);
-  return memory;
+function openOn(db: Partial<MemoryOptions>, options: Partial<MemoryOptions> = {}): Promise<Memory> {
+  return memories.open({ ...db, ...options });
 }
 
 async function closeIt(memory: Memory): Promise<void> {
-  open.splice(open.indexOf(memory), 1);
   await memory.close();
+}
+
+/** Whether two payloads hold the same bytes (compared as buffers: toEqual walks a megabyte page byte by byte, for seconds). */
+async function sameBytes(a: Blob, b: Blob): Promise<boolean> {
+  return Buffer.from(await a.arrayBuffer()).equals(Buffer.from(await b.arrayBuffer()));
 }
 
 const VECTOR_ONLY: RankingOptions = { denseWeight: 1 };
@@ -316,7 +322,7 @@ describe('index snapshot', () => {
       const was = before.blocks.find((b) => b.page === page.page)!;
       expect(page.terms).toEqual(was.terms);
       expect(page.fingerprints).toEqual(was.fingerprints);
-      expect(new Uint8Array(await (page.payload as Blob).arrayBuffer())).toEqual(new Uint8Array(await (was.payload as Blob).arrayBuffer()));
+      expect(await sameBytes(page.payload as Blob, was.payload as Blob)).toBe(true);
       expect(page.docs).not.toEqual(was.docs);
     }
 
@@ -387,15 +393,18 @@ describe('index snapshot', () => {
   it('saves on its own after a quiet period, without close()', async () => {
     const db = database();
     const writer = await openOn(db, { indexSnapshot: { saveDelayMs: 20 } });
+    // The engine's timers on a fake clock: the quiet period passes only when this test moves it.
+    useFakeTimers();
     await seed(writer, 100);
     // Watch the store itself (a second connection to the same database) for the snapshot's header.
     const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
-    const started = Date.now();
-    while (!(await raw.snapshot.get('header'))) {
-      if (Date.now() - started > 10_000) throw new Error('no snapshot was saved within 10 s of the last write');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await settleTasks();
+    expect(await raw.snapshot.get('header')).toBeUndefined();
+    // The save delay, then the 50 ms pause a save's pages wait for after the last call: saved, with no call and no close().
+    await vi.advanceTimersByTimeAsync(20 + 50);
+    expect(await settledUntil(async () => (await raw.snapshot.get('header')) !== undefined)).toBe(true);
     raw.close();
+    vi.useRealTimers();
     expect(await (await openOn(db)).info()).toMatchObject({ openedFrom: 'snapshot', indexed: 101 });
   });
 
@@ -410,32 +419,44 @@ describe('index snapshot', () => {
     const before = await named();
     expect(before.size).toBe(3);
     // A change in each of the three pages: the next save rewrites all of them, one per task.
+    // The engine's timers on a fake clock: calls are back to back as long as it stands still.
+    useFakeTimers();
     for (const id of ['f1', 'f2100', 'f4200']) await memory.facts.update(id, { pinned: true });
-    // Once the save has written its first page, recalls come back to back for 800 ms.
-    const started = Date.now();
-    while ((await raw.snapshot.toCollection().primaryKeys()).every((key) => key === 'header' || before.has(key as string))) {
-      if (Date.now() - started > 10_000) throw new Error('no save started within 10 s');
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    const burstEnds = Date.now() + 800;
-    let recalls = 0;
-    while (Date.now() < burstEnds) {
-      await memory.recall(QUERIES[recalls % QUERIES.length]!, { userId: 'ana', k: 5, touch: false });
-      recalls++;
+    // The moment the save writes its first page, recalls start coming back to back (the clock stands still
+    // between them), each followed by every task the save could run in.
+    let burst: Promise<void> | undefined;
+    const backToBack = async () => {
+      for (let recalls = 0; recalls < 25; recalls++) {
+        await memory.recall(QUERIES[recalls % QUERIES.length]!, { userId: 'ana', k: 5, touch: false });
+        await settleTasks();
+      }
+    };
+    const realPut = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'snapshot' && !burst && String((args[0] as { key?: unknown }).key).startsWith('page:')) burst = backToBack();
+      return realPut.apply(this, args);
+    } as IDBObjectStore['put'];
+    try {
+      // The save delay and the pause its pages wait for pass, until the save writes its first page.
+      for (let waited = 0; !burst && waited < 1000; waited += 10) {
+        await vi.advanceTimersByTimeAsync(10);
+        await settleTasks();
+      }
+      expect(burst).toBeDefined();
+      await burst;
+    } finally {
+      IDBObjectStore.prototype.put = realPut;
     }
     // The save waited: the header still names the pages it had (without the pacing it finished within the burst).
     expect(await named()).toEqual(before);
-    // Calls paused: it goes on and commits.
-    const paused = Date.now();
-    while ([...(await named())].some((key) => before.has(key))) {
-      if (Date.now() - paused > 10_000) throw new Error('the save did not go on within 10 s of the calls pausing');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Calls paused for the 50 ms it waits for: it goes on and commits.
+    await vi.advanceTimersByTimeAsync(50);
+    expect(await settledUntil(async () => [...(await named())].every((key) => !before.has(key)))).toBe(true);
+    vi.useRealTimers();
     raw.close();
     await closeIt(memory);
     const again = await openOn(db);
     expect(await again.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 5001 });
-    expect(recalls).toBeGreaterThan(20);
   });
 
   it('indexSnapshot: false saves none', async () => {
@@ -574,8 +595,9 @@ describe('index snapshot', () => {
       expect(block.terms.start.length).toBe(block.docs.ids.length + 1);
       expect(block.fingerprints.length).toBe(block.docs.ids.length);
     }
-    const viaRecords = await answers(await openOn(db, { indexSnapshot: false }));
-    await closeIt(open.at(-1)!);
+    const recordsOpen = await openOn(db, { indexSnapshot: false });
+    const viaRecords = await answers(recordsOpen);
+    await closeIt(recordsOpen);
     const second = await openOn(db);
     expect(await second.info()).toMatchObject({ openedFrom: 'snapshot', indexed: 5001 });
     expect(await answers(second)).toEqual(viaRecords);
@@ -705,12 +727,16 @@ describe('index snapshot', () => {
     expect(await pagesHold('(note 5)')).toBe(true);
 
     const memory = await openOn(db);
+    useFakeTimers();
     await memory.facts.delete('f5');
     await memory.facts.update('f6', { text: 'the user moved to Porto' });
-    // A removal is saved after 50 ms of quiet (other changes wait for the usual 2 s): gone well before 2 s.
-    const started = performance.now();
-    while ((await pagesHold('(note 5)')) && performance.now() - started < 1500) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await pagesHold('(note 5)')).toBe(false);
+    // A removal is saved after 50 ms of quiet (other changes wait for the usual 2 s), and its pages after the
+    // 50 ms pause they wait for: gone once 100 ms have passed on the engine's (fake) clock.
+    await settleTasks();
+    expect(await pagesHold('(note 5)')).toBe(true);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await settledUntil(async () => !(await pagesHold('(note 5)')))).toBe(true);
+    vi.useRealTimers();
     expect((await rawSnapshot(db)).blocks.flatMap((page) => page?.docs.ids ?? [])).not.toContain('f5');
     await closeIt(memory);
   });
@@ -724,22 +750,22 @@ describe('index snapshot', () => {
     const before = (await rawSnapshot(db)).header.mark;
     const memory = await openOn(db, options);
     const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
-    // A write every ~65 ms: never the 100 ms pause the save delay waits for, but pauses of the 50 ms a save steps in.
-    const started = performance.now();
+    // A write every 65 ms of the engine's (fake) clock: never the 100 ms pause the save delay waits for, but pauses of
+    // the 50 ms a save steps in.
+    useFakeTimers();
     let savedAfter: number | undefined;
-    let longestPause = 0;
-    for (let i = 0; savedAfter === undefined && performance.now() - started < 8000; i++) {
-      const paused = performance.now();
-      if ((((await raw.snapshot.get('header')) as SnapshotHeader).mark ?? before) !== before) savedAfter = paused - started;
-      await new Promise((resolve) => setTimeout(resolve, 60 - (performance.now() - paused)));
-      if (i > 0) longestPause = Math.max(longestPause, performance.now() - paused);
+    for (let i = 0; savedAfter === undefined && i < 100; i++) {
+      if ((((await raw.snapshot.get('header')) as SnapshotHeader).mark ?? before) !== before) savedAfter = i * 65;
       await memory.facts.update(`f${i % 60}`, { importance: ((i % 9) + 1) / 10 });
+      await vi.advanceTimersByTimeAsync(65);
+      await settleTasks();
     }
     raw.close();
-    expect(savedAfter).toBeDefined();
-    // When the writes never paused for the delay (a slow machine may pause longer: then the debounce may have saved),
-    // it was the ten delays since the first unsaved change that saved.
-    if (longestPause < 100) expect(savedAfter!).toBeGreaterThan(900);
+    vi.useRealTimers();
+    // Not by the debounce (no pause was long enough): by the ten delays since the first unsaved change, in the
+    // first pause of the writes after them.
+    expect(savedAfter).toBeGreaterThan(10 * 100);
+    expect(savedAfter).toBeLessThanOrEqual(10 * 100 + 3 * 65);
     await closeIt(memory);
     const reopened = await openOn(db, options);
     expect((await reopened.info()).openedFrom).toBe('snapshot');
@@ -820,7 +846,7 @@ describe('index snapshot', () => {
     const saved = (await db.snapshot.get(header.pages[0]!.key)) as SnapshotPage;
     expect(header.pages[0]!.key).not.toBe('page:0:other');
     expect(saved.terms).toEqual(source.terms);
-    expect(new Uint8Array(await (saved.payload as Blob).arrayBuffer())).toEqual(new Uint8Array(await (source.payload as Blob).arrayBuffer()));
+    expect(await sameBytes(saved.payload as Blob, source.payload as Blob)).toBe(true);
     expect(saved.docs).not.toEqual(source.docs);
     // What is loaded back holds the new access time.
     const reopened = new MemoryIndex(embedder.dimension);
@@ -848,13 +874,13 @@ describe('index snapshot', () => {
       });
     }
     // A write before the save: the log's row for it goes once the snapshot is past it.
-    await db.facts.put(buildFact({ text: 'before the save', id: 'before' }, 1));
+    await db.facts.put(buildFact({ userId: 'default', text: 'before the save', id: 'before' }, 1));
     const began = db.writeMark.committed;
     const stamp = { id: embedder.id, dimension: embedder.dimension };
     let paces = 0;
     const saved = await saveSnapshot(db, index, blocks, stamp, began, null, async () => {
       // Mid-page: a write commits (another engine's, or this one's own).
-      if (++paces === 1) await db.facts.put(buildFact({ text: 'written during the save', id: 'during' }, 2));
+      if (++paces === 1) await db.facts.put(buildFact({ userId: 'default', text: 'written during the save', id: 'during' }, 2));
     });
     expect(paces).toBeGreaterThan(1);
     expect(db.writeMark.committed).not.toBe(began);
@@ -875,7 +901,7 @@ describe('index snapshot', () => {
     const again = await saveSnapshot(db, index, blocks, stamp, db.writeMark.committed, null, async () => {
       if (gapped) return;
       gapped = true;
-      await db.facts.put(buildFact({ text: 'unlogged', id: 'gap' }, 3));
+      await db.facts.put(buildFact({ userId: 'default', text: 'unlogged', id: 'gap' }, 3));
       await db.indexLog.clear();
     });
     expect(again).toBe(false);

@@ -1,19 +1,15 @@
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever } from '@langchain/core/retrievers';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ValidationError, type Memory } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/index.js';
 import { EngramRetriever } from '../../src/langchain/index.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
+const { open } = memoryFixture();
 
 describe('EngramRetriever', () => {
   it('returns recall hits as Documents, best first, scoped to the user and k', async () => {
-    const memory = await openMemory();
-    memories.push(memory);
+    const memory = await open();
     const porto = await memory.facts.add({ userId: 'ana', text: 'Ana lives in Porto near the river.', tags: ['home'] });
     await memory.facts.add({ userId: 'ana', text: 'Ana plays the cello on weekends.' });
     await memory.facts.add({ userId: 'ana', text: 'Ana is allergic to peanuts.' });
@@ -38,8 +34,7 @@ describe('EngramRetriever', () => {
 
   it('refuses a missing memory, and bad recall options at the call, with a ValidationError', async () => {
     expect(() => new EngramRetriever({ memory: {} as never })).toThrow(ValidationError);
-    const memory = await openMemory();
-    memories.push(memory);
+    const memory = await open();
     await expect(new EngramRetriever({ memory, recallOptions: { k: 0 } }).invoke('x')).rejects.toThrow(ValidationError);
   });
 });

@@ -1,19 +1,12 @@
 import { IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EmbedderError, QuotaError, type DedupEvent, type Embedder, type Memory } from '../../src/index.js';
-import { openMemory, realEmbedder, snapshot } from '../support/memory.js';
+import { EmbedderError, NotFoundError, QuotaError, type DedupEvent, type Embedder } from '../../src/index.js';
+import { realEmbedder, snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const memories: Memory[] = [];
-async function open(options: Parameters<typeof openMemory>[0] = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
+const { open } = memoryFixture();
 
 /** A controllable clock for time-based rules. */
 function manualClock(start = Date.UTC(2026, 5, 1)) {
@@ -150,7 +143,8 @@ describe('eviction', () => {
     expect((await m.episodes.list()).map((e) => e.id)).toEqual([c.id]); // the write evicted a
     expect(await m.prune({ userId: 'other' })).toEqual({ evicted: [b.id] });
     expect(await m.prune()).toEqual({ evicted: [] });
-    expect(a.id).toBeTruthy();
+    // The write of c already evicted a (its ttl had passed): it is gone, not merely unlisted.
+    await expect(m.episodes.get(a.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('sixteen concurrent writers for one user never exceed the cap and lose no reported write', async () => {

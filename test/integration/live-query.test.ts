@@ -1,22 +1,19 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ValidationError, type LiveSnapshot, type Memory } from '../../src/index.js';
-import { freshIndexedDB, openMemory } from '../support/memory.js';
+import { freshIndexedDB } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * memory.live(query): a query that re-runs when a committed change touches
  * its user, in this engine or another on the same database (two tabs), and
  * fits React's useSyncExternalStore, Svelte stores and Observables.
  */
-const open: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const memories = memoryFixture();
 
 async function twoEngines(): Promise<[Memory, Memory]> {
   const shared = { name: `live-${process.pid}-${Math.random().toString(36).slice(2)}`, ...freshIndexedDB() };
-  const a = await openMemory(shared);
-  const b = await openMemory(shared);
-  open.push(a, b);
+  const a = await memories.open(shared);
+  const b = await memories.open(shared);
   return [a, b];
 }
 

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpProxy, openAICompatible, ProviderError, type LLMProvider, type Memory } from '../../src/index.js';
 import { createProxyHandler, toNodeHandler } from '../../src/server.js';
-import { openMemory, snapshot } from '../support/memory.js';
+import { snapshot } from '../support/memory.js';
 import { startOpenAIServer, type ReceivedRequest, type UpstreamReply } from '../support/openai-server.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * An LLM is untrusted input. Against a real OpenAI-compatible server on
@@ -33,10 +34,10 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-const memories: Memory[] = [];
-afterEach(async () => {
+const memories = memoryFixture();
+// Registered after the fixture, so it runs before the fixture closes the memories (after-hooks run last first).
+afterEach(() => {
   script = {};
-  await Promise.all(memories.splice(0).map((m) => m.close()));
 });
 
 /**
@@ -44,8 +45,7 @@ afterEach(async () => {
  * reply took over 2 s to be refused on a loaded machine, which then reported a timeout instead of the size.
  */
 async function open(llm: LLMProvider = openAICompatible({ baseURL: upstream.url, model: 'm' }), timeoutMs = 30_000): Promise<Memory> {
-  const m = await openMemory({ llm, extraction: { timeoutMs, maxAttempts: 1 }, capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
-  memories.push(m);
+  const m = await memories.open({ llm, extraction: { timeoutMs, maxAttempts: 1 }, capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
   await m.facts.add({ id: 'ana-porto', userId: 'ana', text: 'Ana lives in Porto', category: 'profile', importance: 0.8 });
   await m.facts.add({ id: 'bob-chess', userId: 'other-user', text: 'Bob plays chess every Sunday', category: 'preference', importance: 0.6 });
   await m.profile.update('other-user', { name: 'Bob' });

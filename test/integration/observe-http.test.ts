@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpProxy, openAICompatible, type EpisodeEvent } from '../../src/index.js';
 import { createProxyHandler, toNodeHandler } from '../../src/server.js';
-import { openMemory } from '../support/memory.js';
 import { startOpenAIServer, type ReceivedRequest } from '../support/openai-server.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 const draft = {
   goal: 'Decide how to deploy the billing service',
@@ -31,12 +31,14 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
+const { open } = memoryFixture({ defaults: { capture: { cooldownTurns: 0, cooldownMinutes: 0 } } });
+
 const turn = { userId: 'dev', sessionId: 'chat-1', user: 'We moved billing to Fly.io, Kubernetes was too much.', assistant: 'Good call: Fly.io fits a small team.' };
 
 describe('observe() against an OpenAI-compatible server on loopback', () => {
   it('runs stage 1 and stage 2 with the right model each, the schema and the system prompt', async () => {
     const llm = openAICompatible({ baseURL: upstream.url, apiKey: 'sk-loopback', model: 'fallback', prices: { inputPerMTok: 1, outputPerMTok: 4 } });
-    const m = await openMemory({ llm, extraction: { model: 'fast-model', episodeModel: 'smart-model' }, capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
+    const m = await open({ llm, extraction: { model: 'fast-model', episodeModel: 'smart-model' } });
     const events: EpisodeEvent[] = [];
     m.on('episode', (e) => events.push(e));
     const start = upstream.requests.length;
@@ -63,7 +65,7 @@ describe('observe() against an OpenAI-compatible server on loopback', () => {
     const server = createServer(toNodeHandler(handler));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/llm`;
-    const m = await openMemory({ llm: httpProxy({ url }), capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
+    const m = await open({ llm: httpProxy({ url }) });
     const start = upstream.requests.length;
     expect((await m.observe(turn)).episodeScheduled).toBe(true);
     await m.idle();

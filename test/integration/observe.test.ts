@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemory, PROMPT_VERSION, type EpisodeEvent, type Memory } from '../../src/index.js';
-import { freshIndexedDB, openMemory, realEmbedder } from '../support/memory.js';
+import { describe, expect, it } from 'vitest';
+import { PROMPT_VERSION, type EpisodeEvent } from '../../src/index.js';
+import { freshIndexedDB, realEmbedder } from '../support/memory.js';
 import { episodeDraft, noFacts, scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
+import { settleTasks } from '../support/fake-time.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Parameters<typeof openMemory>[0]): Promise<Memory> {
-  const m = await openMemory({ capture: { cooldownTurns: 0, cooldownMinutes: 0 }, ...options });
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture({ defaults: { capture: { cooldownTurns: 0, cooldownMinutes: 0 } } });
 const turn = { userId: 'ana', sessionId: 's1', user: 'We should use DuckDB, the benchmark settled it.', assistant: 'Agreed: DuckDB was 20x faster on your queries.' };
 
 describe('without a provider', () => {
@@ -27,16 +21,16 @@ describe('without a provider', () => {
 });
 
 describe('stage 1', () => {
-  const failures: [string, Parameters<ReturnType<typeof scriptedLLM>['enqueue']>[1], string][] = [
-    ['provider error', new Error('HTTP 500'), 'stage1_provider_error'],
-    ['non-object output', { output: 'not json at all' }, 'stage1_parse_error'],
-    ['array output', { output: [1, 2] }, 'stage1_parse_error'],
-    ['schema mismatch (hasEpisode missing)', { output: { facts: [] } }, 'stage1_parse_error'],
-    ['schema mismatch (bad fact)', { output: { facts: [{ text: 'x' }], hasEpisode: true } }, 'stage1_parse_error'],
-    ['error flag', { output: { error: 'rate limited', facts: [], hasEpisode: true } }, 'stage1_error_flag'],
-    ['timeout', () => new Promise(() => undefined), 'stage1_timeout'],
+  const failures: [string, Parameters<ReturnType<typeof scriptedLLM>['enqueue']>[1], string, RegExp][] = [
+    ['provider error', new Error('HTTP 500'), 'stage1_provider_error', /HTTP 500/],
+    ['non-object output', { output: 'not json at all' }, 'stage1_parse_error', /not a JSON object/],
+    ['array output', { output: [1, 2] }, 'stage1_parse_error', /not a JSON object/],
+    ['schema mismatch (hasEpisode missing)', { output: { facts: [] } }, 'stage1_parse_error', /does not match its schema: hasEpisode/],
+    ['schema mismatch (bad fact)', { output: { facts: [{ text: 'x' }], hasEpisode: true } }, 'stage1_parse_error', /does not match its schema: facts\.0/],
+    ['error flag', { output: { error: 'rate limited', facts: [], hasEpisode: true } }, 'stage1_error_flag', /error flag: rate limited/],
+    ['timeout', () => new Promise(() => undefined), 'stage1_timeout', /timed out after 300 ms/],
   ];
-  for (const [name, reply, reason] of failures) {
+  for (const [name, reply, reason, detail] of failures) {
     it(`${name}: no facts, no episode, a recorded reason, never throws`, async () => {
       const llm = scriptedLLM();
       llm.enqueue('extract', reply);
@@ -45,7 +39,8 @@ describe('stage 1', () => {
       m.on('extraction', (e) => extraction.push(e));
       const result = await m.observe(turn);
       expect(result).toMatchObject({ facts: { stored: 0, replaced: 0, skipped: 0 }, episodeScheduled: false, reason });
-      expect(result.detail).toBeTruthy();
+      // What went wrong, in words.
+      expect(result.detail).toMatch(detail);
       await m.idle();
       expect(llm.callsFor('episode')).toHaveLength(0);
       expect(await m.facts.list({ userId: 'ana' })).toEqual([]);
@@ -122,7 +117,8 @@ describe('stage 2', () => {
     expect(events).toHaveLength(1);
     const event = events[0]!;
     expect(event).toMatchObject({ userId: 'ana', outcome: 'stored', costUsd: 0.01 });
-    expect(event.memoryId).toBeTruthy();
+    // The event names the one episode stored.
+    expect((await m.episodes.list({ userId: 'ana' })).map((e) => e.id)).toEqual([event.memoryId]);
     expect('reason' in event).toBe(false);
     const episode = await m.episodes.get(event.memoryId!);
     expect(episode).toMatchObject({
@@ -147,8 +143,10 @@ describe('stage 2', () => {
   });
 
   it('one event per attempt: retries provider errors with backoff, then drops with an event', async () => {
-    const llm = scriptedLLM({ extract: noFacts(true), episode: new Error('upstream 503') });
-    const m = await open({ llm: llm.provider, extraction: { maxAttempts: 3, retryBackoffMs: 5 } });
+    // Each attempt's provider call takes 1.5 s on the memory's clock, and nothing else moves it.
+    let now = Date.UTC(2026, 0, 1);
+    const llm = scriptedLLM({ extract: noFacts(true), episode: () => ((now += 1500), new Error('upstream 503')) });
+    const m = await open({ llm: llm.provider, clock: () => now, extraction: { maxAttempts: 3, retryBackoffMs: 5 } });
     const events: EpisodeEvent[] = [];
     const jobs: unknown[] = [];
     m.on('episode', (e) => events.push(e));
@@ -160,7 +158,7 @@ describe('stage 2', () => {
       expect(e).toMatchObject({ outcome: 'provider_error', costUsd: 0 });
       expect(e.reason).toMatch(/503/);
       expect('memoryId' in e).toBe(false);
-      expect(e.durationMs).toBeGreaterThanOrEqual(0);
+      expect(e.durationMs).toBe(1500);
     }
     expect(jobs.at(-1)).toMatchObject({ outcome: 'dropped', attempts: 3 });
     expect((await m.activity()).jobs).toEqual([]);
@@ -182,11 +180,14 @@ describe('stage 2', () => {
     let maxRunning = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let twoRunning!: () => void;
+    const twoStarted = new Promise<void>((r) => (twoRunning = r));
     const llm = scriptedLLM({
       extract: noFacts(true),
       episode: async () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
+        if (running === 2) twoRunning();
         await gate;
         running--;
         return episodeDraft({ goal: `Goal number ${Math.random()} for the test` });
@@ -196,7 +197,9 @@ describe('stage 2', () => {
     await m.observe(turn);
     await m.observe(turn);
     await m.observe({ ...turn, userId: 'ben' });
-    await new Promise((r) => setTimeout(r, 50));
+    // Two stage-2 calls run (ana's first and ben's); then every queued task gets its turn, ana's second job too if it could start.
+    await twoStarted;
+    await settleTasks();
     // Stage 1 for ana completed while her first stage 2 was blocked; ana's second job waits; ben's runs.
     expect(llm.callsFor('extract')).toHaveLength(3);
     expect(maxRunning).toBe(2);
@@ -210,19 +213,27 @@ describe('durability', () => {
   it('close() cancels in-flight jobs without an event and a reopen resumes them', async () => {
     const idb = freshIndexedDB();
     const embedder = await realEmbedder();
-    const slow = scriptedLLM({ extract: noFacts(true), episode: (req) => new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))) });
-    const first = await createMemory({ name: 'resume', ...idb, embedder, llm: slow.provider, capture: { cooldownTurns: 0, cooldownMinutes: 0 } });
+    let episodeCalled!: () => void;
+    const calledForEpisode = new Promise<void>((resolve) => (episodeCalled = resolve));
+    const slow = scriptedLLM({
+      extract: noFacts(true),
+      episode: (req) => {
+        episodeCalled();
+        return new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    });
+    const first = await open({ name: 'resume', ...idb, embedder, llm: slow.provider });
     const events: EpisodeEvent[] = [];
     first.on('episode', (e) => events.push(e));
     await first.observe(turn);
-    await new Promise((r) => setTimeout(r, 20));
+    // The stage-2 job is running: its provider call has started (and waits for its signal).
+    await calledForEpisode;
     expect(slow.callsFor('episode')).toHaveLength(1);
     await first.close({ timeoutMs: 1000 });
     expect(events).toEqual([]);
 
     const good = scriptedLLM({ episode: episodeDraft() });
-    const second = await createMemory({ name: 'resume', ...idb, embedder, llm: good.provider });
-    memories.push(second);
+    const second = await open({ name: 'resume', ...idb, embedder, llm: good.provider, capture: undefined });
     const resumed: EpisodeEvent[] = [];
     second.on('episode', (e) => resumed.push(e));
     await second.idle();

@@ -9,6 +9,7 @@ import { createMemory, httpProxy } from '../../src/index.js';
 import { createProxyHandler, toNodeHandler } from '../../src/server.js';
 import { freshIndexedDB, MODEL, MODEL_PATH } from '../support/memory.js';
 import { startOpenAIServer } from '../support/openai-server.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Nothing about the user leaves the device unless the app's own provider
@@ -63,9 +64,11 @@ afterEach(() => {
   while (restore.length) restore.pop()!();
 });
 
-/** Everything a user does with a memory, start to finish. */
+const memories = memoryFixture();
+
+/** Everything a user does with a memory, start to finish (closed by the fixture too, should a step fail). */
 async function lifetime(options: Parameters<typeof createMemory>[0]) {
-  const memory = await createMemory(options);
+  const memory = memories.keep(await createMemory(options));
   await memory.episodes.add({ text: 'Chose Postgres for the JSON support', userId: 'ana' });
   await memory.facts.add({ text: 'Ana lives in Porto', userId: 'ana' });
   await memory.profile.update('ana', { name: 'Ana' });

@@ -1,8 +1,9 @@
 import { IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QuotaError, type EpisodeEvent, type Memory } from '../../src/index.js';
-import { openMemory, snapshot } from '../support/memory.js';
+import { QuotaError, type EpisodeEvent, type Memory, type MemoryOptions } from '../../src/index.js';
+import { snapshot } from '../support/memory.js';
 import { scriptedLLM, episodeDraft } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * A full disk in Node: IndexedDB (fake-indexeddb, real semantics) refuses
@@ -36,15 +37,14 @@ function diskHasRoom() {
   IDBObjectStore.prototype.add = realAdd;
 }
 
-const memories: Memory[] = [];
-afterEach(async () => {
+const memories = memoryFixture({ defaults: { lifecycle: { dedupThreshold: 0 } } });
+// Registered after the fixture, so the disk has room again before the fixture closes the memories (after-hooks run last first).
+afterEach(() => {
   diskHasRoom();
   refusals = 0;
-  await Promise.all(memories.splice(0).map((m) => m.close()));
 });
-async function open(options: Parameters<typeof openMemory>[0] = {}) {
-  const m = await openMemory({ lifecycle: { dedupThreshold: 0 }, ...options });
-  memories.push(m);
+async function open(options: Partial<MemoryOptions> = {}) {
+  const m = await memories.open(options);
   await m.episodes.add({ id: 'e-old', text: 'An old note about the garden shed' });
   await m.facts.add({ id: 'f-old', text: 'The user grows tomatoes' });
   return m;
@@ -83,8 +83,7 @@ describe('a full disk on every write path other than episodes', () => {
   });
 
   it('import: QuotaError and not one record of the file is written', async () => {
-    const source = await openMemory({ lifecycle: { dedupThreshold: 0 } });
-    memories.push(source);
+    const source = await memories.open();
     for (let i = 0; i < 5; i++) await source.episodes.add({ text: `Imported note ${i} about sailing lessons` });
     await source.facts.add({ text: 'The imported user likes sailing' });
     const file = await (await source.export()).text();

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { syntheticTexts } from '../../bench/synthetic.js';
-import type { Memory, RecallHit, RecallOptions } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import type { RecallHit, RecallOptions } from '../../src/index.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * recall's top k is exact: asking for 10 gives the first 10 of asking for
@@ -12,18 +12,14 @@ import { openMemory } from '../support/memory.js';
  */
 const DAY = 86_400_000;
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
+const { open } = memoryFixture();
 
 const view = (hits: RecallHit[]) => hits.map((h) => ({ id: h.memory.id, score: h.score }));
 
 describe('recall top k', () => {
   it('recall(q, { k: 10 }) is the first 10 of recall(q, { k: 1000 }) with pinned, important and old memories', async () => {
     let now = Date.UTC(2026, 0, 1);
-    const memory = await openMemory({ clock: () => now });
-    memories.push(memory);
+    const memory = await open({ clock: () => now });
     const texts = syntheticTexts(600, 3);
     // Six months of memories, 100 a month: every 7th pinned, importance in four levels, a tag on every 3rd.
     for (let month = 0; month < 6; month++) {

@@ -4,14 +4,15 @@
  * side, which must split unspaced scripts into words and fold Latin
  * diacritics (src/search/tokenize.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
+const shared = memoryFixture({ closeAfter: 'all' });
 let memory: Memory;
 beforeAll(async () => {
   // Keyword side only, so each assertion is about the tokenizer (the English model already folds accents on the dense side).
-  memory = await openMemory({ ranking: { denseWeight: 0 } });
+  memory = await shared.open({ ranking: { denseWeight: 0 } });
   await memory.facts.addMany([
     { text: '用户每天早上喝绿茶，不喝咖啡' },
     { text: '用户的女儿在上海读大学' },
@@ -21,7 +22,6 @@ beforeAll(async () => {
     { text: 'The user plays the cello in an amateur orchestra' },
   ]);
 });
-afterAll(() => memory.close());
 
 const top = async (query: string) => (await memory.recall(query, { k: 3 }))[0]?.memory.text;
 

@@ -1,22 +1,20 @@
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Memory } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * recall reads its hits' records straight from IndexedDB (store/read-by-ids.ts)
  * and through Dexie when that cannot read: either way the same answer.
  */
-const memories: Memory[] = [];
-afterEach(async () => {
+const { open } = memoryFixture();
+// Registered after the fixture, so it runs before the fixture closes the memories (after-hooks run last first).
+afterEach(() => {
   vi.restoreAllMocks();
-  await Promise.all(memories.splice(0).map((m) => m.close()));
 });
 
 describe('recall reading its records', () => {
   it('answers the same straight from IndexedDB as through Dexie, for facts, turns and episodes together', async () => {
-    const memory = await openMemory();
-    memories.push(memory);
+    const memory = await open();
     await memory.facts.add({ text: 'The user keeps bees on the roof of their flat in Porto', tags: ['bees'], metadata: { hives: 2 } });
     await memory.facts.add({ text: 'The user prefers green tea in the morning' });
     await memory.turns.add({ speaker: 'user', text: 'The bees swarmed again this morning, the whole roof was buzzing' });

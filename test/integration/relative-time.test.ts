@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ValidationError, type Memory, type MemoryOptions } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/index.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Time that means something (issue 21): a memory's relative times ("yesterday",
  * "last week") are resolved against its own timestamp; a question about time
  * ranks the memories that say when higher; formatContext shows the dates.
  */
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Partial<MemoryOptions> = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture();
 
 const MAY_8 = Date.UTC(2023, 4, 8, 12);
 const JUNE_20 = Date.UTC(2023, 5, 20, 12);

@@ -1,24 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError, type Memory, type RecallHit } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Per-session diversity (issue 21): recall's `maxPerSession` keeps at most
  * that many hits of one session, the next best of other sessions taking the
  * places, and is exact: the first k of the whole ranking with the cap applied.
  */
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
+const { open } = memoryFixture();
 
 const T0 = Date.UTC(2024, 0, 10, 9);
 const PLACES = ['Lisbon', 'Porto', 'Paris', 'Rome', 'Berlin', 'Vienna', 'Prague', 'Oslo'];
 
 /** Session s1 talks about trips at length; s2 and s3 mention one each; facts with no session mention two more. */
 async function store(): Promise<Memory> {
-  const m = await openMemory({ clock: () => T0 + 30 * 86_400_000 });
-  memories.push(m);
+  const m = await open({ clock: () => T0 + 30 * 86_400_000 });
   let i = 0;
   const turn = (sessionId: string, speaker: string, text: string) => ({ id: `t${String(i).padStart(3, '0')}`, sessionId, speaker, text, createdAt: T0 + i++ * 60_000 });
   const s1 = Array.from({ length: 40 }, (_, j) => turn('s1', j % 2 ? 'Bo' : 'Ana', `Our trip to ${PLACES[j % PLACES.length]} was lovely, the trip photos are great.`));

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ValidationError, type Memory, type MemoryOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/index.js';
 import { tokenize } from '../../src/search/tokenize.js';
-import { openMemory } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 import { speakerNames } from '../support/speaker-names.js';
 
 /**
@@ -11,15 +11,7 @@ import { speakerNames } from '../support/speaker-names.js';
  * words, and that speaker's turns score 1 + speakerBoost times as much; so
  * the name does not pull in every greeting that says it.
  */
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Partial<MemoryOptions> = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const { open } = memoryFixture();
 
 const T0 = Date.UTC(2023, 4, 8, 12);
 const said = (id: string, speaker: string, text: string, i: number) => ({ id, speaker, sessionId: 's1', createdAt: T0 + i * 60_000, text });

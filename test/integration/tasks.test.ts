@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LimitError, NotFoundError, TASK_LIMITS, type Memory, type StepInput } from '../../src/index.js';
-import { openMemory } from '../support/memory.js';
+import { LimitError, NotFoundError, TASK_LIMITS, type StepInput } from '../../src/index.js';
+import { memoryFixture } from '../support/memory-fixture.js';
+import { settledUntil, settleTasks, useFakeTimers } from '../support/fake-time.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
+const { open } = memoryFixture();
+// Registered after the fixture, so it runs before the fixture closes the memories (after-hooks run last first).
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(memories.splice(0).map((m) => m.close()));
 });
-async function open(options: Parameters<typeof openMemory>[0] = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
 const context = { language: 'typescript', framework: 'react', complexity: 'moderate' as const, domain: 'web', tags: ['frontend', 'forms'] };
 const ok = (tool: string, output = 'ok', latencyMs = 100): StepInput => ({ tool, action: `run ${tool}`, parameters: {}, result: { kind: 'success', output }, latencyMs });
 const err = (tool: string, message = 'failed'): StepInput => ({ tool, action: `run ${tool}`, parameters: {}, result: { kind: 'error', message }, latencyMs: 100 });
@@ -49,16 +45,22 @@ describe('recording', () => {
     await task.flush();
     await task.flush();
     expect((await m.tasks.get(task.id)).steps).toHaveLength(1);
+    // On fake timers the flush interval never passes: only the 50th step can flush them.
+    useFakeTimers();
     for (let i = 0; i < 50; i++) task.log(ok('b'));
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await m.tasks.get(task.id)).steps).toHaveLength(51);
+    expect(await settledUntil(async () => (await m.tasks.get(task.id)).steps.length === 51)).toBe(true);
+    vi.useRealTimers();
 
     const timed = await open({ tasks: { flushIntervalMs: 100 } });
     const t2 = await timed.tasks.start({ description: 'Timer', type: 'other', context });
+    useFakeTimers();
     t2.log(ok('c'));
+    // Not before the interval has passed, and then without any call.
+    await vi.advanceTimersByTimeAsync(99);
+    await settleTasks();
     expect((await timed.tasks.get(t2.id)).steps).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 250));
-    expect((await timed.tasks.get(t2.id)).steps).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settledUntil(async () => (await timed.tasks.get(t2.id)).steps.length === 1)).toBe(true);
   });
 
   it('five concurrent tasks all complete', async () => {

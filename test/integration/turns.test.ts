@@ -1,22 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMemory as createNodeMemory } from '../../src/index.node.js';
-import { NotFoundError, ValidationError, type ChangeEvent, type Memory, type MemoryOptions } from '../../src/index.js';
+import { NotFoundError, ValidationError, type ChangeEvent } from '../../src/index.js';
 import { writeImageAtomically } from '../../src/store/durable/store-image.js';
-import { freshIndexedDB, openMemory, realEmbedder, snapshot } from '../support/memory.js';
+import { freshIndexedDB, realEmbedder, snapshot } from '../support/memory.js';
 import { noFacts, scriptedLLM } from '../support/scripted-llm.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
-const memories: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(memories.splice(0).map((m) => m.close()));
-});
-async function open(options: Partial<MemoryOptions> = {}): Promise<Memory> {
-  const m = await openMemory(options);
-  memories.push(m);
-  return m;
-}
+const memories = memoryFixture();
+const open = memories.open;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -188,11 +182,11 @@ describe('several engines and stores', () => {
     mkdirSync(join(dir, 'old'), { recursive: true });
     writeImageAtomically(join(dir, 'old', 'image.v8'), { format: 1, version: 40, stores: { facts: [fact] } });
     const embedder = await realEmbedder();
-    const m = await createNodeMemory({ name: 'old', directory: dir, embedder });
+    const m = memories.keep(await createNodeMemory({ name: 'old', directory: dir, embedder }));
     await m.turns.add({ speaker: 'user', text: 'The tomatoes need water every day in July' });
     expect((await m.recall('balcony tomatoes', { k: 5 })).map((h) => h.memory.type).sort()).toEqual(['fact', 'turn']);
     await m.close();
-    const again = await createNodeMemory({ name: 'old', directory: dir, embedder });
+    const again = memories.keep(await createNodeMemory({ name: 'old', directory: dir, embedder }));
     expect(await again.turns.list()).toHaveLength(1);
     expect(await again.facts.list()).toHaveLength(1);
     await again.close();

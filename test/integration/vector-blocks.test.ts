@@ -1,8 +1,9 @@
 import Dexie from 'dexie';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemory, type Memory } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/index.js';
 import { VECTOR_BLOCK_MAX } from '../../src/store/vector-blocks.js';
-import { freshIndexedDB, openMemory, realEmbedder, snapshot } from '../support/memory.js';
+import { freshIndexedDB, realEmbedder, snapshot } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /**
  * Vectors live in blocks of up to VECTOR_BLOCK_MAX memories (one IndexedDB
@@ -20,17 +21,13 @@ interface RawBlock {
   vectors: Float32Array;
 }
 
-const opened: Memory[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
+const memories = memoryFixture();
 
 /** A memory on its own fake IndexedDB, and a raw reader of its vector blocks (not through the engine). */
 async function setUp() {
   const idb = freshIndexedDB();
   const name = `blocks-${Math.random().toString(36).slice(2)}`;
-  const memory = await openMemory({ name, ...idb });
-  opened.push(memory);
+  const memory = await memories.open({ name, ...idb });
   const raw = async (): Promise<RawBlock[]> => {
     const db = new Dexie(name, idb);
     await db.open(); // dynamic mode: the schema as stored
@@ -123,15 +120,13 @@ describe('vectors in blocks', () => {
     await memory.facts.add({ id: 'lost', text: 'The user keeps bees on the roof' });
     await memory.facts.add({ id: 'kept', text: 'The user plays chess on Sundays' });
     await memory.close();
-    opened.pop();
     // The vector of 'lost' disappears (a store written by a buggy version, say); the index snapshot is off so the open reads the records.
     const db = new Dexie(name, idb);
     await db.open();
     const block = ((await db.table('vectorBlocks').toArray()) as RawBlock[]).find((b) => b.ids.includes('lost'))!;
     await db.table('vectorBlocks').delete(block.id);
     db.close();
-    const reopened = await openMemory({ name, ...idb, indexSnapshot: false });
-    opened.push(reopened);
+    const reopened = await memories.open({ name, ...idb, indexSnapshot: false });
     expect((await reopened.info()).indexed).toBe(2);
     expect((await reopened.recall('bees on the roof', { k: 1 }))[0]!.memory.id).toBe('lost');
     expect([...vectorsById(await raw()).keys()].sort()).toEqual(['kept', 'lost']);
@@ -139,8 +134,7 @@ describe('vectors in blocks', () => {
 
   it('episodes evicted by the cap and replaced by dedup take their vectors with them', async () => {
     const idb = freshIndexedDB();
-    const capped = await createMemory({ name: 'capped', ...idb, embedder: await realEmbedder(), lifecycle: { maxEpisodes: 3, dedupThreshold: 0.92 } });
-    opened.push(capped);
+    const capped = await memories.open({ name: 'capped', ...idb, lifecycle: { maxEpisodes: 3, dedupThreshold: 0.92 } });
     const replaced: string[] = [];
     capped.on('dedup', (e) => replaced.push(e.replacedId));
     for (const topic of ['sailing', 'pottery', 'chess', 'baking', 'climbing']) await capped.episodes.add({ text: `We planned the ${topic} weekend in detail` });
@@ -188,8 +182,7 @@ describe('a database written by an earlier version (a row per vector)', () => {
     await old.table('meta').put({ key: 'embedder', value: { id: embedder.id, dimension: embedder.dimension } });
     old.close();
 
-    const memory = await createMemory({ name, ...idb, embedder });
-    opened.push(memory);
+    const memory = memories.keep(await createMemory({ name, ...idb, embedder }));
     expect((await memory.info()).indexed).toBe(300);
     expect((await memory.recall('legacy 17 about the garden', { userId: 'ana', k: 1 }))[0]!.memory.id).toBe('legacy-17');
     const lines = await snapshot(memory);

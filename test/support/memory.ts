@@ -8,10 +8,31 @@ export const MODEL = 'minishlab/potion-base-4M-int8';
 
 let embedder: Promise<Embedder> | undefined;
 
-/** The real offline model, loaded once per test file. */
+/**
+ * The real offline model, loaded once per test file. A text it has embedded
+ * in this file is not embedded again: the model gives a text the same vector
+ * every time, and some files store the same thousands of texts test after
+ * test (each caller gets its own copy of the vector).
+ */
 export function realEmbedder(): Promise<Embedder> {
-  embedder ??= loadTransformersEmbedder({ model: MODEL, localModelPath: MODEL_PATH });
+  embedder ??= loadTransformersEmbedder({ model: MODEL, localModelPath: MODEL_PATH }).then(remembering);
   return embedder;
+}
+
+function remembering(model: Embedder): Embedder {
+  const known = new Map<string, Float32Array>();
+  return {
+    id: model.id,
+    dimension: model.dimension,
+    async embed(texts) {
+      const missing = [...new Set(texts.filter((text) => !known.has(text)))];
+      if (missing.length > 0) {
+        const vectors = await model.embed(missing);
+        missing.forEach((text, i) => known.set(text, vectors[i]!));
+      }
+      return texts.map((text) => known.get(text)!.slice());
+    },
+  };
 }
 
 let counter = 0;

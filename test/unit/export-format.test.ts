@@ -3,7 +3,7 @@ import { ImportError } from '../../src/errors.js';
 import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { parseExport, serializeExport } from '../../src/portability/export-format.js';
 
-const fact = buildFact({ id: 'f1', text: 'Likes green tea' }, 1_700_000_000_000);
+const fact = buildFact({ userId: 'default', id: 'f1', text: 'Likes green tea' }, 1_700_000_000_000);
 const file = serializeExport({
   header: { format: 'engram-export', version: 1, exportedAt: 1, userId: null, embedder: { id: 'e', dimension: 2 } },
   memories: new Map([['fact', [fact]]]),

@@ -7,9 +7,9 @@ const at = Date.UTC(2026, 10, 22, 23, 30); // 22 Nov 23:30 UTC = 23 Nov in Tokyo
 
 describe('formatContext', () => {
   it('renders the Now line and one compact line per memory, in the given zone', () => {
-    const episode = buildEpisode({ goal: 'Choose a database', context: 'x', outcome: 'Went with Postgres', quality: 'success', createdAt: at }, at);
-    const noGoal = buildEpisode({ text: 'First line of notes\nsecond line', createdAt: at }, at);
-    const fact = buildFact({ text: 'Lives in Porto', createdAt: at }, at);
+    const episode = buildEpisode({ userId: 'default', goal: 'Choose a database', context: 'x', outcome: 'Went with Postgres', quality: 'success', createdAt: at }, at);
+    const noGoal = buildEpisode({ userId: 'default', text: 'First line of notes\nsecond line', createdAt: at }, at);
+    const fact = buildFact({ userId: 'default', text: 'Lives in Porto', createdAt: at }, at);
     const text = formatContext([{ memory: episode }, { memory: noGoal }, { memory: fact }], { now: at, timeZone: 'Asia/Tokyo' });
     expect(text.split('\n')).toEqual([
       'Now: 2026-11-23 08:30 (Asia/Tokyo)',

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { writtenMemories, writtenSince } from '../../src/search/persistence/replay-log.js';
 import type { IndexLogRow } from '../../src/schema/records.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { freshIndexedDB, openMemory } from '../support/memory.js';
+import { freshIndexedDB } from '../support/memory.js';
+import { memoryFixture } from '../support/memory-fixture.js';
 
 /** Following the write log from a snapshot's mark to the store's (search/persistence/replay-log.ts). */
 const row = (previous: string, mark: string, ids: string[] | null, blocks?: string[], table?: IndexLogRow['table']): IndexLogRow => ({ previous, mark, ids, ...(blocks ? { blocks } : {}), ...(table ? { table } : {}) });
@@ -33,11 +34,13 @@ describe('writtenSince', () => {
   });
 });
 
+const memories = memoryFixture();
+
 describe('writtenMemories', () => {
   it('reads each memory from the table the log names, and from every table when it names none or the wrong one', async () => {
     const db = freshIndexedDB();
     const name = `replay-${process.pid}-${Date.now()}`;
-    const memory = await openMemory({ ...db, name });
+    const memory = await memories.open({ ...db, name });
     await memory.facts.add({ id: 'f', userId: 'u', text: 'the user keeps bees' });
     await memory.episodes.add({ id: 'e', userId: 'u', goal: 'move the hives', outcome: 'done' });
     await memory.turns.add({ id: 't', userId: 'u', speaker: 'Ana', text: 'the bees swarmed today' });

@@ -17,6 +17,9 @@ describe('timeMentions: relative times resolved against when the memory was writ
     ['See you tomorrow!', [{ text: 'tomorrow', grain: 'day', offset: 1 }]],
     ['It has been a busy week: earlier this week I moved', [{ text: 'this week', grain: 'week', offset: 0 }]],
     ['The results come in a few days', [{ text: 'in a few days', grain: 'day', offset: 3 }]],
+    // chrono-node 2.10.3 reads "about 167 days ago" as 7 days ago and "around 12 days ago" as 2 (time/chrono-amounts.ts).
+    ['We met about 167 days ago at the fair', [{ text: '167 days ago', grain: 'day', offset: -167 }]],
+    ['I started around 12 days ago', [{ text: '12 days ago', grain: 'day', offset: -12 }]],
     ['Last year I moved; next week I start; yesterday I packed.', [
       { text: 'Last year', grain: 'year', offset: -1 },
       { text: 'next week', grain: 'week', offset: 1 },
@@ -48,7 +51,7 @@ describe('timeMentions: relative times resolved against when the memory was writ
 });
 
 describe('formatContext shows the date a relative time means', () => {
-  const fact = buildFact({ text: 'Went to a support group yesterday; camping next month, and the move was last week, two years ago was Lisbon', createdAt: MONDAY }, MONDAY);
+  const fact = buildFact({ userId: 'default', text: 'Went to a support group yesterday; camping next month, and the move was last week, two years ago was Lisbon', createdAt: MONDAY }, MONDAY);
   const times = timeMentions(fact.text, MONDAY);
 
   it('after each mention, counted from the memory date in the zone it renders in', () => {

@@ -14,6 +14,7 @@ export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../../schem
 /** Why the structured metadata was not extracted (the episode was closed anyway). */
 export type CloseEpisodeReason = 'no_llm' | `metadata_${CallFailure}`;
 
+/** What `memory.episodes.close(id)` returns: the closed episode, and whether an LLM added its metadata. */
 export interface CloseEpisodeResult {
   /** The closed episode, now `summarized`. */
   episode: Episode;

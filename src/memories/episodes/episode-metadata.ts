@@ -35,6 +35,10 @@ export const episodeMetadataSchema = z.object({
   outcome: outcomeStatusSchema,
   tags: z.array(item(100)).check(z.maxLength(MAX_ITEMS), z.describe('Short lowercase topic tags')),
 });
+/**
+ * The structured metadata one `episode-metadata` call adds when an episode is closed: participants, tools used, entities, key decisions, outcome status and tags.
+ * @interface
+ */
 export type EpisodeMetadata = z.infer<typeof episodeMetadataSchema>;
 
 export type MetadataCall = { ok: true; value: EpisodeMetadata; costUsd: number } | { ok: false; failure: CallFailure; reason: string; costUsd: number };

@@ -2,7 +2,7 @@ import { embedTexts } from '../../embed/embed-texts.js';
 import type { EngineContext } from '../../engine-context.js';
 import { ValidationError } from '../../errors.js';
 import { orderSequence, type SequenceOptions } from '../../recall/sequence.js';
-import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { WithUser } from '../../schema/default-user.js';
 import { episodeIndexText, type Episode, type EpisodePatch } from '../../schema/episode.js';
 import type { EpisodeListQuery } from '../../schema/query.js';
 import { listRecords } from '../../store/list-records.js';
@@ -31,7 +31,7 @@ export class EpisodeStore {
   }
 
   /** One user's episodes by creation time, filtered on their structured fields (see store/list-records.ts). */
-  list(query: EpisodeListQuery): Promise<Episode[]> {
+  list(query: WithUser<EpisodeListQuery>): Promise<Episode[]> {
     const predicates: ((e: Episode) => boolean)[] = [];
     if (query.sessionId !== undefined) predicates.push((e) => e.sessionId === query.sessionId);
     if (query.parentId !== undefined) predicates.push((e) => e.parentId === query.parentId);
@@ -114,7 +114,7 @@ export class EpisodeStore {
    * whatever its similarity: a short topic embeds poorly and may appear in no
    * episode's text, but its tag says what the episode is about.
    */
-  async sequence(topic: string, options: SequenceOptions = {}): Promise<Episode[]> {
+  async sequence(topic: string, options: WithUser<SequenceOptions>): Promise<Episode[]> {
     try {
       return await this.replay(topic, options);
     } catch (error) {
@@ -123,11 +123,11 @@ export class EpisodeStore {
     }
   }
 
-  private async replay(topic: string, options: SequenceOptions): Promise<Episode[]> {
+  private async replay(topic: string, options: WithUser<SequenceOptions>): Promise<Episode[]> {
     const { ctx } = this;
     const limit = options.limit ?? 10;
     const [vector] = await embedTexts(ctx, [topic]);
-    const userId = options.userId ?? DEFAULT_USER_ID;
+    const { userId } = options;
     const hits = ctx.index.search(userId, { vector: vector!, text: topic }, {
       k: 2 * limit,
       types: ['episode'],

@@ -2,7 +2,7 @@ import { embedTexts } from '../../embed/embed-texts.js';
 import type { EngineContext } from '../../engine-context.js';
 import { QuotaError, ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { WithUser } from '../../schema/default-user.js';
 import { episodeIndexText, type Episode, type EpisodeInput } from '../../schema/episode.js';
 import type { CommitScope } from '../../store/commit.js';
 import { EPISODES } from '../registry.js';
@@ -28,13 +28,13 @@ export interface EpisodeWriteOptions {
 }
 
 /** Builds the stored record from validated input, filling every default. */
-export function buildEpisode(input: EpisodeInput, now: number, options: EpisodeWriteOptions = {}): Episode {
+export function buildEpisode(input: WithUser<EpisodeInput>, now: number, options: EpisodeWriteOptions = {}): Episode {
   const createdAt = input.createdAt ?? now;
   const startedAt = input.startedAt ?? createdAt;
   return {
     id: input.id ?? newId(),
     type: 'episode',
-    userId: input.userId ?? DEFAULT_USER_ID,
+    userId: input.userId,
     sessionId: input.sessionId ?? null,
     text: episodeIndexText(input),
     goal: input.goal ?? null,
@@ -76,7 +76,7 @@ export function buildEpisode(input: EpisodeInput, now: number, options: EpisodeW
  */
 export async function writeEpisode(
   ctx: EngineContext,
-  input: EpisodeInput,
+  input: WithUser<EpisodeInput>,
   options: EpisodeWriteOptions = {},
 ): Promise<EpisodeWriteResult> {
   const now = ctx.now();

@@ -2,7 +2,7 @@ import { embedTexts } from '../../embed/embed-texts.js';
 import { vectorsFor } from '../../embed/provided-embeddings.js';
 import type { EngineContext } from '../../engine-context.js';
 import type { LLMProvider } from '../../llm/types.js';
-import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { WithUser } from '../../schema/default-user.js';
 import type { ResolvedExtraction } from '../../extract/resolve-extraction.js';
 import type { Fact, FactInput } from '../../schema/fact.js';
 import { decideFacts, planFactWrites } from '../../extract/facts-merge.js';
@@ -19,10 +19,10 @@ import { FACTS } from '../registry.js';
 export async function addFactMerging(
   ctx: EngineContext,
   deps: { llm: LLMProvider | undefined; options: ResolvedExtraction; signal?: AbortSignal },
-  input: FactInput,
+  input: WithUser<FactInput>,
 ): Promise<{ merged: Fact } | { merged: null; vector: Float32Array }> {
   const [vector] = await vectorsFor(ctx, [input], { call: 'facts.add', path: () => 'embedding' });
-  const userId = input.userId ?? DEFAULT_USER_ID;
+  const { userId } = input;
   const extracted = { text: input.text, category: input.category ?? 'other', importance: input.importance ?? 0.5 };
   const { decisions } = await decideFacts(ctx, deps, userId, [extracted], [vector!]);
   const decision = decisions[0];

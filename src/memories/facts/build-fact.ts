@@ -1,14 +1,14 @@
 import { newId } from '../../ids.js';
-import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { WithUser } from '../../schema/default-user.js';
 import type { Fact, FactInput } from '../../schema/fact.js';
 
 /** Builds a stored fact from validated input, filling every default. */
-export function buildFact(input: FactInput, now: number, source: Fact['source'] = 'manual'): Fact {
+export function buildFact(input: WithUser<FactInput>, now: number, source: Fact['source'] = 'manual'): Fact {
   const createdAt = input.createdAt ?? now;
   return {
     id: input.id ?? newId(),
     type: 'fact',
-    userId: input.userId ?? DEFAULT_USER_ID,
+    userId: input.userId,
     sessionId: input.sessionId ?? null,
     text: input.text,
     category: input.category ?? 'other',

@@ -4,6 +4,7 @@ import type { EngineContext } from '../../engine-context.js';
 import { ValidationError } from '../../errors.js';
 import type { Fact, FactInput, FactPatch } from '../../schema/fact.js';
 import type { FactListQuery } from '../../schema/query.js';
+import type { WithUser } from '../../schema/default-user.js';
 import { listRecords } from '../../store/list-records.js';
 import { readRecord } from '../../store/read-record.js';
 import { FACTS } from '../registry.js';
@@ -18,7 +19,7 @@ export class FactStore {
   constructor(private readonly ctx: EngineContext) {}
 
   /** `call` names the public method in a ValidationError about an embedding. */
-  async add(inputs: FactInput[], call: 'facts.add' | 'facts.addMany'): Promise<Fact[]> {
+  async add(inputs: WithUser<FactInput>[], call: 'facts.add' | 'facts.addMany'): Promise<Fact[]> {
     const { ctx } = this;
     const now = ctx.now();
     const records = inputs.map((input) => buildFact(input, now));
@@ -50,7 +51,7 @@ export class FactStore {
   }
 
   /** One user's current facts (and retired ones with `includeRetired`), by creation time (see store/list-records.ts). */
-  list(query: FactListQuery): Promise<Fact[]> {
+  list(query: WithUser<FactListQuery>): Promise<Fact[]> {
     const predicates: ((f: Fact) => boolean)[] = [];
     if (!query.includeRetired) predicates.push((f) => f.status === 'current');
     if (query.category) predicates.push((f) => query.category!.includes(f.category));
@@ -99,10 +100,10 @@ export class FactStore {
 
   /**
    * The stored facts among `ids`, inside the caller's transaction. One get
-   * per id is one IndexedDB request each (about 0.5 s per 10,000 in
-   * Chromium), so the keys between the smallest and the largest id are read
-   * first in one request: unless that range holds many more keys than the
-   * batch, it tells which ids exist, and only those are read.
+   * per id is one IndexedDB request each (a round trip apiece), so the keys
+   * between the smallest and the largest id are read first in one request:
+   * unless that range holds many more keys than the batch, it tells which
+   * ids exist, and only those are read.
    */
   private async storedFacts(ids: string[]): Promise<Map<string, Fact>> {
     if (ids.length === 0) return new Map();

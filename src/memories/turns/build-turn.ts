@@ -1,13 +1,13 @@
 import { newId } from '../../ids.js';
-import { DEFAULT_USER_ID } from '../../schema/common.js';
+import type { WithUser } from '../../schema/default-user.js';
 import type { Turn, TurnInput } from '../../schema/turn.js';
 
 /** Builds a stored turn from validated input, filling every default; its `seq` is set when it is written (turn-store.ts). */
-export function buildTurn(input: TurnInput, now: number): Turn {
+export function buildTurn(input: WithUser<TurnInput>, now: number): Turn {
   return {
     id: input.id ?? newId(),
     type: 'turn',
-    userId: input.userId ?? DEFAULT_USER_ID,
+    userId: input.userId,
     sessionId: input.sessionId ?? null,
     speaker: input.speaker,
     text: input.text,

@@ -3,6 +3,7 @@ import { vectorsFor } from '../../embed/provided-embeddings.js';
 import type { EngineContext } from '../../engine-context.js';
 import { ValidationError } from '../../errors.js';
 import type { Turn, TurnInput, TurnListQuery } from '../../schema/turn.js';
+import type { WithUser } from '../../schema/default-user.js';
 import type { CommitScope } from '../../store/commit.js';
 import { listRecords } from '../../store/list-records.js';
 import { readRecord } from '../../store/read-record.js';
@@ -22,7 +23,7 @@ export class TurnStore {
   ) {}
 
   /** `call` names the public method in a ValidationError about an embedding. */
-  async add(inputs: TurnInput[], call: 'turns.add' | 'turns.addMany'): Promise<Turn[]> {
+  async add(inputs: WithUser<TurnInput>[], call: 'turns.add' | 'turns.addMany'): Promise<Turn[]> {
     const { ctx } = this;
     const records = inputs.map((input) => buildTurn(input, ctx.now()));
     if (new Set(records.map((r) => r.id)).size !== records.length) {
@@ -78,7 +79,7 @@ export class TurnStore {
   }
 
   /** One user's turns, by the time they were said (newest first unless `order: 'asc'`). */
-  list(query: TurnListQuery): Promise<Turn[]> {
+  list(query: WithUser<TurnListQuery>): Promise<Turn[]> {
     const predicates: ((t: Turn) => boolean)[] = [];
     if (query.sessionId !== undefined) predicates.push((t) => t.sessionId === query.sessionId);
     if (query.speaker !== undefined) predicates.push((t) => t.speaker === query.speaker);

@@ -1,5 +1,6 @@
 import type { ChangeTable } from '../../telemetry/events.js';
-import { memoryKinds, searchFormOf, type StoredMemory } from '../../memories/registry.js';
+import { memoryKindIn, memoryKinds, searchFormOf, TASK_RECORDS, type StoredMemory } from '../../memories/registry.js';
+import type { TaskRecord } from '../../schema/task.js';
 import { isRecordTable } from '../../store/change-feed.js';
 import type { EngramDatabase } from '../../store/database.js';
 import { getVectors } from '../../store/vector-blocks.js';
@@ -43,8 +44,32 @@ export interface RefreshTargets {
 }
 
 const PROTOCOL = 2;
+/** Reads of other engines' changes under way at once (see `ChangeSignal.waiting`). */
+const MAX_READS = 2;
+
 /** A table a change message may name: a record table (store/change-feed.ts) the app reads back. */
 const isChangeTable = (table: string): table is ChangeTable => table !== 'vectorBlocks' && isRecordTable(table);
+
+/**
+ * The tables a refresh reads ids from: every memory kind's (memories/registry.ts),
+ * behind recall, then the tasks', behind `tasks.relevant`. In this order: an id
+ * found in two memory tables is taken from the first, as a read of every table did.
+ */
+const readTables = (): string[] => [...memoryKinds().map((kind) => kind.table), TASK_RECORDS.table];
+
+interface RefreshRead {
+  /** Every id read, memory or task. */
+  ids: string[];
+  /** What each memory id is now (absent: deleted, or not a memory). */
+  memories: Map<string, StoredMemory>;
+  /** The ids read from a memory table. */
+  memoryIds: Set<string>;
+  tasks: Map<string, TaskRecord>;
+  taskIds: Set<string>;
+  vectors: Awaited<ReturnType<typeof getVectors>>;
+  /** Ids this engine committed while the read ran. */
+  touchedLocally: Set<string>;
+}
 
 /**
  * Custom IndexedDB factories (fake-indexeddb in Node) are separate worlds:
@@ -64,8 +89,18 @@ function scopeOf(factory: IDBFactory | undefined): string {
 export class ChangeSignal {
   private readonly channel: BroadcastChannel | null;
   private targets: RefreshTargets | null = null;
-  /** Refreshes run one after another, so an older read never lands after a newer one. */
+  /** Refreshes are applied one after another, in the order their reads began, so an older read never lands after a newer one. */
   private refreshing: Promise<void> = Promise.resolve();
+  /**
+   * Messages heard that no read has taken yet. A read begins as soon as a
+   * message arrives (a read waits behind every write queued on the database
+   * before it, so one that waited for the previous read to end would wait
+   * twice), while fewer than MAX_READS are under way; past that, the messages
+   * that arrive meanwhile are read together by the next one, so engines that
+   * write without pauses never queue more reads than there are writes.
+   */
+  private waiting: ChangeMessage[] = [];
+  private reads = 0;
   /** Ids this engine commits while a refresh is reading: the refresh must not overwrite them with older rows. */
   private readonly readers = new Set<Set<string>>();
   private closed = false;
@@ -99,9 +134,15 @@ export class ChangeSignal {
     }
   }
 
-  /** Resolves when every refresh received so far has been applied (tests, and `idle()`). */
-  settled(): Promise<void> {
-    return this.refreshing;
+  /** Resolves when every change heard so far has been read and applied. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const applying = this.refreshing;
+      await applying;
+      // A read that ended started the next one (messages that waited for it), or a message is about to start one.
+      await Promise.resolve();
+      if (this.closed || (this.refreshing === applying && this.waiting.length === 0)) return;
+    }
   }
 
   close(): void {
@@ -118,46 +159,106 @@ export class ChangeSignal {
   }
 
   private enqueue(message: ChangeMessage): void {
-    const targets = this.targets;
-    if (!targets) return;
-    // A closed database or a failed read: the next open rebuilds from IndexedDB anyway.
-    this.refreshing = this.refreshing.then(() => this.refresh(targets, message)).catch(() => undefined);
+    if (!this.targets) return;
+    this.waiting.push(message);
+    // Messages heard in the same task (those kept while opening) are read together.
+    if (this.waiting.length === 1) queueMicrotask(() => this.startRead());
   }
 
-  private async refresh(targets: RefreshTargets, message: ChangeMessage): Promise<void> {
-    if (this.closed) return;
-    const { db, dimension, index, taskIndex } = targets;
-    // Written or deleted, IndexedDB says what each id is now; the message only says where to look.
-    const ids = [...new Set([...message.written, ...message.deleted])];
+  private startRead(): void {
+    const targets = this.targets;
+    if (!targets || this.waiting.length === 0 || this.reads >= MAX_READS) return;
+    const messages = this.waiting.splice(0);
+    this.reads++;
+    const read = this.read(targets, messages).finally(() => {
+      this.reads--;
+      this.startRead();
+    });
+    // A closed database or a failed read: the next open rebuilds from IndexedDB anyway.
+    this.refreshing = this.refreshing.then(() => read.then((rows) => this.apply(targets, messages, rows))).catch(() => undefined);
+  }
+
+  /**
+   * What IndexedDB holds now for every id the messages name, and which of
+   * them this engine wrote meanwhile. Each id is looked up only in the tables
+   * its message names (a change of steps, patterns or profiles alone needs no
+   * read), and the lookups go out together: a read waits behind the writes
+   * queued before it, and each request it makes (a round trip to the
+   * browser's IndexedDB) keeps it, and them, waiting longer.
+   */
+  private async read(targets: RefreshTargets, messages: ChangeMessage[]): Promise<RefreshRead> {
+    const { db } = targets;
+    const readable = readTables();
+    const wanted = new Map<string, Set<string>>();
+    for (const message of messages) {
+      for (const table of message.tables) {
+        if (!readable.includes(table)) continue;
+        const ids = wanted.get(table) ?? new Set<string>();
+        wanted.set(table, ids);
+        // Written or deleted, IndexedDB says what each id is now; the messages only say where to look.
+        for (const id of [...message.written, ...message.deleted]) ids.add(id);
+      }
+    }
+    const tables = readable.filter((table) => wanted.has(table));
+    const lists = tables.map((table) => [...wanted.get(table)!]);
+    const ids = [...new Set(lists.flat())];
     const touchedLocally = new Set<string>();
+    const read: RefreshRead = { ids, memories: new Map(), memoryIds: new Set(), tasks: new Map(), taskIds: new Set(), vectors: new Map(), touchedLocally };
+    if (ids.length === 0) return read;
     this.readers.add(touchedLocally);
-    let rows;
     try {
       // One read transaction: a consistent view of records and vectors.
-      const kinds = memoryKinds();
-      rows = await db.transaction('r', [...kinds.map((kind) => db.table(kind.table)), db.tasks, db.vectorBlocks], async () => {
-        const memories: (StoredMemory | undefined)[][] = [];
-        for (const kind of kinds) memories.push(await db.table(kind.table).bulkGet(ids));
-        return { memories, tasks: await db.tasks.bulkGet(ids), vectors: await getVectors(db, ids) };
+      const [found, vectors] = await db.transaction('r', [...tables.map((table) => db.table(table)), db.vectorBlocks], () =>
+        Promise.all([Promise.all(tables.map((table, t) => db.table(table).bulkGet(lists[t]!) as Promise<(StoredMemory | TaskRecord | undefined)[]>)), getVectors(db, ids)]),
+      );
+      read.vectors = vectors;
+      tables.forEach((table, t) => {
+        lists[t]!.forEach((id, i) => {
+          const row = found[t]![i];
+          if (!memoryKindIn(table)) {
+            read.taskIds.add(id);
+            if (row) read.tasks.set(id, row as TaskRecord);
+          } else {
+            read.memoryIds.add(id);
+            if (row && !read.memories.has(id)) read.memories.set(id, row as StoredMemory);
+          }
+        });
       });
+      return read;
     } finally {
       this.readers.delete(touchedLocally);
     }
+  }
+
+  private apply(targets: RefreshTargets, messages: ChangeMessage[], read: RefreshRead): void {
+    const { dimension, index, taskIndex } = targets;
     if (this.closed) return;
     const again: string[] = [];
-    ids.forEach((id, i) => {
+    for (const id of read.ids) {
       // This engine wrote that id while we read: which version is newer is unknown, so read it once more.
-      if (touchedLocally.has(id)) return void again.push(id);
-      const record = rows.memories.map((kind) => kind[i]).find((found) => found !== undefined);
-      const stored = rows.vectors.get(id)?.vector;
+      if (read.touchedLocally.has(id)) {
+        again.push(id);
+        continue;
+      }
+      const stored = read.vectors.get(id)?.vector;
       const vector = stored && stored.length === dimension ? stored : undefined;
-      if (record && (vector || index.has(id))) applyWritten(index, [{ ...searchFormOf(record), vector }]);
-      else applyDeleted(index, [id]);
-      const task = rows.tasks[i];
-      if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
-    });
-    if (again.length) this.enqueue({ written: again, deleted: [], userIds: message.userIds, tables: message.tables });
-    targets.onRefreshed(message);
+      if (read.memoryIds.has(id)) {
+        const record = read.memories.get(id);
+        if (record && (vector || index.has(id))) applyWritten(index, [{ ...searchFormOf(record), vector }]);
+        else applyDeleted(index, [id]);
+      }
+      if (read.taskIds.has(id)) {
+        const task = read.tasks.get(id);
+        if (task || taskIndex.has(id)) applyTask(taskIndex, id, task, vector);
+      }
+    }
+    if (again.length) {
+      const userIds = [...new Set(messages.flatMap((message) => message.userIds))];
+      const tables = [...new Set(messages.flatMap((message) => message.tables))];
+      this.enqueue({ written: again, deleted: [], userIds, tables });
+    }
+    // One event per committed change of the other engine, as its own listeners heard it.
+    for (const message of messages) targets.onRefreshed(message);
   }
 }
 

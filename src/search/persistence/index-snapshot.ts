@@ -41,8 +41,10 @@ export type { SnapshotPage } from './snapshot-page.js';
  * 7: a page keeps its texts' term lists and fingerprints, not the texts (reading 100k memories' page rows in
  *    Chromium: 360-400 ms with the texts, 220-280 ms without); a page whose term lists this engram cannot read (another
  *    tokenizer version) is not used, and the open reads the records.
+ * 8: a document's `touchedAt` counts from the memory's own time or its last recall (search/index-doc.ts
+ *    `recencyClockOf`), not from its last write: a format-7 page holds the old clock, so the open reads the records.
  */
-const FORMAT = 7;
+const FORMAT = 8;
 /** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
 export const PAGE_SIZE = 2048;
 const HEADER_KEY = 'header';

@@ -1,0 +1,12 @@
+import { withDefaultUser } from '../schema/default-user.js';
+import { observeInputSchema } from '../schema/observe-input.js';
+import { callOptionsRestSchema } from './call-options.js';
+import { defineOperation, param } from './operation.js';
+
+/** One conversation turn through the two-stage pipeline (see extract/observe.ts); cancellable until its write commits. */
+export const observeTurn = defineOperation({
+  method: 'observe',
+  name: 'observe',
+  input: [param(withDefaultUser(observeInputSchema)), param(callOptionsRestSchema, 'options')],
+  cancellable: true,
+});
