@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { MemoryType } from '../schema/common.js';
 import type { IndexDoc } from '../search/index-doc.js';
 
 /**
@@ -52,9 +53,16 @@ export interface MemoryKind<R extends StoredMemory = StoredMemory> extends Vecto
   readonly indexes: string;
   /** The text it is embedded and keyword-indexed by. */
   indexedText(record: R): string;
-  /** Its document in the search index; null for a record that must not be found. */
+  /**
+   * The kind of memory its documents in the search index are ranked and
+   * filtered as (`doc.kind`, recall's `types`): its own `type` for engram's
+   * kinds; a kind registered beyond them ranks as one of those. Recall reads
+   * a hit's record from the tables of the kinds searched as the hit's kind.
+   */
+  readonly searchAs: MemoryType;
+  /** Its document in the search index (`kind` is `searchAs`); null for a record that must not be found. */
   indexDoc(record: R): IndexDoc | null;
-  /** A version kept only as history (a retired fact), where the kind keeps such versions. */
+  /** A version kept only as history, one a newer version replaced (a fact's `supersededBy`), where the kind keeps such versions: `engram stats` counts them apart. */
   retired?(record: R): boolean;
   /** The field naming the conversation a record belongs to, where the kind has one. */
   readonly sessionField?: string;
@@ -67,7 +75,7 @@ export interface MemoryKind<R extends StoredMemory = StoredMemory> extends Vecto
   readonly sequenceField?: string;
 }
 
-/** Builds a memory kind; `searchable` follows from `indexDoc`. */
-export function defineMemoryKind<R extends StoredMemory>(kind: Omit<MemoryKind<R>, 'searchable'>): MemoryKind<R> {
-  return { ...kind, searchable: (record) => kind.indexDoc(record) !== null };
+/** Builds a memory kind; `searchable` follows from `indexDoc`, and `searchAs` is its `type` unless given. */
+export function defineMemoryKind<R extends StoredMemory>(kind: Omit<MemoryKind<R>, 'searchable' | 'searchAs'> & { searchAs?: MemoryType }): MemoryKind<R> {
+  return { ...kind, searchAs: kind.searchAs ?? (kind.type as MemoryType), searchable: (record) => kind.indexDoc(record) !== null };
 }

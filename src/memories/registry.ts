@@ -17,7 +17,7 @@ export const FACTS = defineMemoryKind<Fact>({
   indexes: 'id, [userId+createdAt], supersededBy, *tags',
   indexedText,
   indexDoc: indexDocOf,
-  retired: (fact) => fact.status === 'retired',
+  retired: (fact) => Boolean(fact.supersededBy),
   sessionField: 'sessionId',
 });
 
@@ -81,6 +81,11 @@ export function memoryKindOf(type: string): MemoryKind | undefined {
 /** The memory kind stored in this table, if any. */
 export function memoryKindIn(table: string): MemoryKind | undefined {
   return tables.get(table);
+}
+
+/** The memory kinds whose index documents are ranked as `searched` (a hit's `kind`): where recall reads a hit's record. */
+export function memoryKindsSearchedAs(searched: string): MemoryKind[] {
+  return registered.filter((kind) => kind.searchAs === searched);
 }
 
 /** A memory's document in the search index (null: not searchable, as a record of no registered kind) and its indexed text, by its kind. */

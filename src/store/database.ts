@@ -103,4 +103,13 @@ export class EngramDatabase extends Dexie {
     this.use(feed.middleware);
     for (const extra of middlewaresOf(deps?.indexedDB)) this.use(extra);
   }
+
+  /**
+   * A memory kind's table by name, as the database's own property (the
+   * object `db.facts` is: Dexie's `table(name)` hands out another one, so
+   * code reading every kind through the registry reads what `db.facts` does).
+   */
+  tableOf<T = unknown>(name: string): Dexie.Table<T, string> {
+    return ((this as unknown as Record<string, Dexie.Table<T, string> | undefined>)[name] ?? this.table(name)) as Dexie.Table<T, string>;
+  }
 }
