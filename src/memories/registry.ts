@@ -1,3 +1,25 @@
+/**
+ * The one list of memory kinds. Everything that must see every kind reads
+ * it here rather than naming facts, episodes and turns: the change feed and
+ * write mark, the announcer and cross-tab signal, replay, rebuild and the
+ * snapshot's reads, recall's reads and access times, export, import, forget,
+ * the id space, the database schema, `engram stats` and the change event's
+ * tables. The API, for code that handles every kind (sync, quotas):
+ *
+ * - `MEMORY_KINDS` the kinds engram ships (FACTS, EPISODES, TURNS), in the
+ *   order every enumeration follows; `memoryKinds()` those plus any
+ *   registered with `registerMemoryKind` (a test's).
+ * - `memoryKindIn(table)`, `memoryKindOf(type)`: a kind by its table or by
+ *   its records' `type`; `memoryKindsSearchedAs(kind)`: by index kind.
+ * - `searchFormOf(record)`: a record's index document and indexed text.
+ * - `TASK_RECORDS`, `idSpaceKinds()`: tasks share the id space and vectors.
+ *
+ * A kind declares (memory-kind.ts) its table and Dexie indexes, record
+ * schema, indexed text and index document, vector kind (`type`), what it is
+ * searched as, and its session and sequence fields. Writes go through the
+ * commit scope (store/commit.ts): `put`/`remove` a kind's records with their
+ * vectors, `get` one or NotFoundError.
+ */
 import { episodeRecordSchema, type Episode } from '../schema/episode.js';
 import { factRecordSchema, type Fact } from '../schema/fact.js';
 import type { TaskRecord } from '../schema/task.js';
