@@ -76,6 +76,8 @@ export interface MemoryKind<R extends StoredMemory = StoredMemory> extends Vecto
 }
 
 /** Builds a memory kind; `searchable` follows from `indexDoc`, and `searchAs` is its `type` unless given. */
-export function defineMemoryKind<R extends StoredMemory>(kind: Omit<MemoryKind<R>, 'searchable' | 'searchAs'> & { searchAs?: MemoryType }): MemoryKind<R> {
+export function defineMemoryKind<R extends StoredMemory, T extends string = string>(
+  kind: Omit<MemoryKind<R>, 'searchable' | 'searchAs' | 'table'> & { table: T; searchAs?: MemoryType },
+): MemoryKind<R> & { readonly table: T } {
   return { ...kind, searchAs: kind.searchAs ?? (kind.type as MemoryType), searchable: (record) => kind.indexDoc(record) !== null };
 }

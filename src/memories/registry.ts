@@ -26,12 +26,13 @@ import type { TaskRecord } from '../schema/task.js';
 import { turnRecordSchema, type Turn } from '../schema/turn.js';
 import { indexDocOf, type IndexDoc } from '../search/index-doc.js';
 import { indexedText } from '../search/indexed-text.js';
+import type { ChangeTable } from '../telemetry/events.js';
 import { defineMemoryKind, type MemoryKind, type StoredMemory, type VectoredKind } from './memory-kind.js';
 
 export type { MemoryKind, StoredMemory, StoredRecord, VectoredKind } from './memory-kind.js';
 
 /** Stable things about the user, with their history (memories/facts/). */
-export const FACTS = defineMemoryKind<Fact>({
+export const FACTS = defineMemoryKind<Fact, 'facts'>({
   type: 'fact',
   table: 'facts',
   label: 'a fact',
@@ -44,7 +45,7 @@ export const FACTS = defineMemoryKind<Fact>({
 });
 
 /** What happened and what was learned (memories/episodes/). */
-export const EPISODES = defineMemoryKind<Episode>({
+export const EPISODES = defineMemoryKind<Episode, 'episodes'>({
   type: 'episode',
   table: 'episodes',
   label: 'an episode',
@@ -56,7 +57,7 @@ export const EPISODES = defineMemoryKind<Episode>({
 });
 
 /** Messages of a conversation, kept as they were said (memories/turns/). */
-export const TURNS = defineMemoryKind<Turn>({
+export const TURNS = defineMemoryKind<Turn, 'turns'>({
   type: 'turn',
   table: 'turns',
   label: 'a turn',
@@ -77,6 +78,10 @@ export const MEMORY_KINDS = [FACTS, EPISODES, TURNS] as const;
 
 /** The table of a memory kind engram ships. */
 export type MemoryTable = (typeof MEMORY_KINDS)[number]['table'];
+
+/** The public `ChangeTable` (telemetry/events.ts) names every shipped kind's table: this fails to compile otherwise. */
+const changeTablesNameEveryKind: MemoryTable extends ChangeTable ? true : never = true;
+void changeTablesNameEveryKind;
 
 /** Agent tasks: not memories (recall never returns one), but they share the id space and the vector blocks (a completed task's description). */
 export const TASK_RECORDS: VectoredKind<TaskRecord> = {

@@ -1,5 +1,3 @@
-import type { MemoryTable } from '../memories/registry.js';
-
 /**
  * Typed events emitted by engram. `memory.on(type, listener)` subscribes;
  * the same events are kept in the `events` table for auditing.
@@ -31,8 +29,12 @@ export interface EvictionEvent {
   reason: 'ttl' | 'cap' | 'quota';
 }
 
-/** The tables a `change` event reports on: everything the app can read back (every memory kind's table: memories/registry.ts). */
-export type ChangeTable = MemoryTable | 'tasks' | 'steps' | 'patterns' | 'profiles';
+/**
+ * The tables a `change` event reports on: everything the app can read back.
+ * Spelled out for the public declarations; memories/registry.ts fails to
+ * compile if a shipped memory kind's table is missing here.
+ */
+export type ChangeTable = 'episodes' | 'facts' | 'turns' | 'tasks' | 'steps' | 'patterns' | 'profiles';
 
 /**
  * One committed transaction's changes (or another tab's, as it arrives):
