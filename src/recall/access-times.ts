@@ -91,8 +91,8 @@ export class AccessTimes {
         'record recall access times',
         memoryKinds(),
         async () => {
-          // Per table, all records read at once and the changed ones put at once: one awaited cursor per
-          // memory kept the write transaction (and the recalls waiting behind it) open for 300-600 ms at 400 memories.
+          // Per kind, all records read at once and the changed ones put at once: one awaited cursor per memory
+          // would keep the write transaction (and the recalls waiting behind it) open for a round trip per memory.
           for (const kind of memoryKinds()) {
             const ids = [...batch].filter(([, access]) => access.type === kind.type).map(([id]) => id);
             if (ids.length === 0) continue;
