@@ -12,7 +12,7 @@ import MiniSearch from 'minisearch';
 import { KeywordIndex } from '../src/search/keyword-index.js';
 import { PendingKeywords } from '../src/search/pending-keywords.js';
 import { readTermLists, termListsOf } from '../src/search/term-lists.js';
-import { tokenize } from '../src/search/tokenize.js';
+import { tokenize } from '../src/text/tokenize.js';
 import { median, printTable } from './support.js';
 import { syntheticTexts } from './synthetic.js';
 

@@ -10,7 +10,7 @@
  */
 import { loadavg } from 'node:os';
 import { EngramDatabase } from '../src/store/database.js';
-import { saveSnapshot, SnapshotPages } from '../src/search/persistence/index-snapshot.js';
+import { saveSnapshot, SnapshotPages } from '../src/index-sync/index-snapshot.js';
 import { MemoryIndex } from '../src/search/memory-index.js';
 import { freshIndexedDB } from '../test/support/memory.js';
 import { rng, syntheticTexts } from './synthetic.js';

@@ -1,4 +1,4 @@
-import type { Embedder } from './embed/embedder.js';
+import type { Embedder } from './schema/embedder.js';
 import type { ResolvedLifecycle } from './memories/episodes/resolve-lifecycle.js';
 import type { Ranking } from './search/ranking.js';
 import type { MemoryIndex } from './search/memory-index.js';

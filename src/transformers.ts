@@ -4,7 +4,7 @@
  * model is a static one that needs neither transformers.js nor the ONNX
  * runtime, so nothing in `engram` names them: importing this subpath is what
  * makes a bundler emit them (transformers.js's chunk and onnxruntime-web's
- * 26.9 MB `.wasm`), and only into the apps that do.
+ * large `.wasm`), and only into the apps that do.
  *
  *   import { createMemory } from 'engram';
  *   import { transformersWorker } from 'engram/transformers';
@@ -15,7 +15,7 @@
  * `@huggingface/transformers` is the app's own install (an optional peer) and
  * this subpath is not needed.
  */
-import type { Embedder, ProgressListener } from './embed/embedder.js';
+import type { Embedder, ProgressListener } from './schema/embedder.js';
 import { provideTransformers } from './embed/import-transformers.js';
 import { loadTransformersEmbedder as loadEmbedder } from './embed/load-embedder.js';
 import type { TransformersEmbedderOptions } from './embed/transformers-embedder.js';

@@ -4,7 +4,7 @@
  * 1 MB written once per layout, then read in fresh workers (median of 3):
  * files of the origin private file system read with sync access handles
  * into one reused buffer (what snapshot pages use in a worker:
- * src/search/persistence/page-files.ts), IndexedDB Blobs read with
+ * src/index-sync/page-files.ts), IndexedDB Blobs read with
  * arrayBuffer() (what they use elsewhere), and Float32Arrays inside the
  * values.
  *

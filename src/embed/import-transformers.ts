@@ -23,7 +23,7 @@ function isNode(): boolean {
 
 /**
  * In a browser, engram's build of transformers.js (with onnxruntime-web and
- * its 26.9 MB `.wasm`) is reached only through `engram/transformers`, which
+ * its large `.wasm`) is reached only through `engram/transformers`, which
  * hands its loader in here: no module of `engram` or of its default worker
  * names that chunk, so a bundler emits it (and the `.wasm`) only into apps
  * that import `engram/transformers`.

@@ -1,5 +1,5 @@
 import { lazyChunkError } from '../lazy-chunk.js';
-import type { Embedder, ProgressListener } from './embedder.js';
+import type { Embedder, ProgressListener } from '../schema/embedder.js';
 import type { TransformersEmbedderOptions } from './transformers-embedder.js';
 
 /**

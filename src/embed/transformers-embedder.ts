@@ -3,7 +3,7 @@ import { embedInBatches } from './batch.js';
 import { importTransformers } from './import-transformers.js';
 import { lazyChunkError } from '../lazy-chunk.js';
 import { DEFAULT_EMBEDDING_MODEL } from './default-model.js';
-import type { Embedder, ProgressListener } from './embedder.js';
+import type { Embedder, ProgressListener } from '../schema/embedder.js';
 import { readModelConfig } from './model-config.js';
 import { localModelSource, urlModelSource, type ModelSource } from './model-source.js';
 import { defaultModelFiles } from '../default-model-files.js';

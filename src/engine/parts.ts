@@ -1,4 +1,4 @@
-import type { Embedder, ProgressListener } from '../embed/embedder.js';
+import type { Embedder, ProgressListener } from '../schema/embedder.js';
 import type { TransformersEmbedderOptions } from '../embed/transformers-embedder.js';
 import type { EngineContext } from '../engine-context.js';
 import type { ResolvedExtraction } from '../extract/resolve-extraction.js';
@@ -13,9 +13,9 @@ import type { CaptureOptions, ExtractionOptions, FactOptions } from '../schema/e
 import type { EngineSettings } from '../schema/options.js';
 import type { TasksOptions } from '../schema/task.js';
 import type { TurnOptions } from '../schema/turn-options.js';
-import type { ChangeSignal } from '../search/persistence/change-signal.js';
-import type { PageFileStore } from '../search/persistence/page-files.js';
-import type { SnapshotWriter } from '../search/persistence/snapshot-writer.js';
+import type { ChangeSignal } from '../index-sync/change-signal.js';
+import type { PageFileStore } from '../store/page-file-store.js';
+import type { SnapshotWriter } from '../index-sync/snapshot-writer.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { TurnStore } from '../memories/turns/turn-store.js';

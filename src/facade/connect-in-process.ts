@@ -1,4 +1,4 @@
-import { isEmbedder } from '../embed/embedder.js';
+import { isEmbedder } from '../schema/embedder.js';
 import { ValidationError } from '../errors.js';
 import { lazyChunkError } from '../lazy-chunk.js';
 import type { EngineRemote } from '../rpc/engine-remote.js';

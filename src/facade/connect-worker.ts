@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { isEmbedder } from '../embed/embedder.js';
+import { isEmbedder } from '../schema/embedder.js';
 import { ValidationError } from '../errors.js';
 import { describeProvider } from '../llm/descriptor.js';
 import type { MemoryOptions } from '../schema/memory-options.js';

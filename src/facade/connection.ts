@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isEmbedder } from '../embed/embedder.js';
+import { isEmbedder } from '../schema/embedder.js';
 import type { EngineConfig } from '../engine/parts.js';
 import type { EngineRemote } from '../rpc/engine-remote.js';
 import type { MemoryOptions } from '../schema/memory-options.js';

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { DurableStore } from '../store/durable/durable-store.js';
+import { readOnlyWithoutDirectory } from '../schema/read-only-option.js';
 
 /**
  * What `createMemory({ directory })` opens. engram's Node build
@@ -20,10 +21,3 @@ export const noDirectory: DurableOpener = async (options) => {
     [{ path: 'directory', message: 'Node only' }],
   );
 };
-
-/** `readOnly` opens a durable store (`directory`) as a snapshot; other stores have no such mode. */
-export function readOnlyWithoutDirectory(): ValidationError {
-  return new ValidationError('createMemory: `readOnly` opens a durable store on disk as a snapshot, so it needs `directory` (Node).', [
-    { path: 'readOnly', message: 'needs directory' },
-  ]);
-}

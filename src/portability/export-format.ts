@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { safeParse } from '../schema/safe-parse.js';
 import { ImportError, LimitError } from '../errors.js';
+import { fnv1a } from '../text/fnv1a.js';
 import { checkDescription, checkOutcome, checkStep } from '../tasks/limits.js';
 import { memoryKinds, type MemoryKind, type StoredMemory } from '../memories/registry.js';
 import { idSchema, userIdSchema } from '../schema/common.js';
@@ -203,16 +204,6 @@ function safeJson(line: string, lineNumber: number): unknown {
   } catch {
     throw new ImportError(`Line ${lineNumber} is not valid JSON.`, { line: lineNumber });
   }
-}
-
-/** 32-bit FNV-1a over UTF-16 code units: cheap, dependency-free corruption check (not a security hash). */
-export function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 export function encodeVector(vector: Float32Array): string {

@@ -22,7 +22,7 @@ export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, Met
 export type { MemoryType, Metadata } from '../schema/common.js';
 export type { FormatContextOptions } from '../recall/format-context.js';
 export type { SequenceOptions } from '../schema/sequence-options.js';
-export type { Embedder, Progress, ProgressListener } from '../embed/embedder.js';
+export type { Embedder, Progress, ProgressListener } from '../schema/embedder.js';
 export type { TransformersEmbedderOptions } from '../embed/transformers-embedder.js';
 export type {
   EngramEvent,

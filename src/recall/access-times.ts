@@ -10,9 +10,9 @@ import { memoryKinds } from '../memories/registry.js';
  * commit (no `change` event: nothing the app wrote changed). Back-to-back
  * recalls are gathered into that one write rather than each queueing behind
  * the write of the one before: a recall's reads wait for any write
- * transaction on the same tables, which measured 20 ms a recall in Chromium
- * when each access was written at once, and 60-90 ms for the one recall in
- * 25 that met a write every 250 ms (100k memories). A recall's own records
+ * transaction on the same tables, so writing each access at once would put
+ * a write in front of nearly every recall, and even a periodic write holds
+ * up each recall that meets it. A recall's own records
  * show the accesses not yet written (`accessedAt`). Any other engine call,
  * `idle()` and `close()` first write them (`settle`), so they see every
  * access recorded. The write is best effort: a tab killed before it loses

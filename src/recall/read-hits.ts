@@ -12,8 +12,8 @@ export async function readHits(ctx: EngineContext, refs: readonly { id: string; 
     .filter((w) => w.ids.length > 0);
   if (wanted.length === 0) return refs.map(() => undefined);
   // One read-only transaction per table, side by side, each answering as its reads do: an explicit transaction over
-  // them all would also wait for its commit, another round trip to the browser's IndexedDB (1.3 ms → 1.05 ms a recall
-  // at 100k, median). Each record is read whole either way; a record another tab deleted meanwhile is skipped.
+  // them all would also wait for its commit, another round trip to the browser's IndexedDB on every recall. Each
+  // record is read whole either way; a record another tab deleted meanwhile is skipped.
   // Straight from IndexedDB (store/read-by-ids.ts); through Dexie when that could not read, so its error is the one told.
   const found =
     (await readByIds<MemoryRecord>(db, wanted.map((w) => ({ store: w.table.name, ids: w.ids })))) ??

@@ -1,5 +1,5 @@
 import type * as Comlink from 'comlink';
-import type { Embedder, ProgressListener } from '../embed/embedder.js';
+import type { Embedder, ProgressListener } from '../schema/embedder.js';
 import type { EngineConfig } from '../engine/parts.js';
 import type { EngineDispatcher } from '../engine/dispatch.js';
 import type { EngramEvent } from '../telemetry/events.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isEmbedder, type Embedder, type ProgressListener } from '../embed/embedder.js';
+import { isEmbedder, type Embedder, type ProgressListener } from './embedder.js';
 import { rankingOptionsSchema } from './ranking-options.js';
 import { embedderOptionsSchema, engineSettingsSchema, indexSnapshotOptionsSchema, lifecycleOptionsSchema } from './options.js';
 import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from './extraction-options.js';

@@ -38,7 +38,7 @@ export const lifecycleOptionsSchema = z.strictObject({
 export type LifecycleOptions = z.input<typeof lifecycleOptionsSchema>;
 
 /**
- * The persisted index snapshot (search/persistence/index-snapshot.ts): a copy of the
+ * The persisted index snapshot (index-sync/index-snapshot.ts): a copy of the
  * search index in IndexedDB that lets a large store open without reading
  * every record. `false` turns it off (less storage, slower opens).
  */

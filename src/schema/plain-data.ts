@@ -3,7 +3,7 @@
  * what engram validates is exactly what it writes. The caller keeps the
  * original: a getter that answers differently on its second read, a Proxy
  * whose traps change their mind, an array it fills with NaN after the call
- * returns, cannot change the copy (issue 20). The copy is also what crosses
+ * returns, cannot change the copy. The copy is also what crosses
  * to the worker, so nothing uncloneable reaches `postMessage`.
  *
  * Every own enumerable property is read exactly once. An own property whose
@@ -143,8 +143,9 @@ function copySpecial(object: object): unknown {
   if (typed && ArrayBuffer.isView(object)) return new typed(object as never);
   if (tag === '[object ArrayBuffer]') return arrayBufferSlice.call(object, 0);
   if (tag === '[object Date]') return new Date(dateGetTime.call(object));
-  // The brand check throws for anything else, and an exception per plain object (each fact of an addMany) was
-  // a third of the page's cost of a call; a Blob or File says so in its tag (one that hides it is refused as not plain).
+  // The brand check throws for anything else, and an exception thrown and caught per plain object (each fact of an
+  // addMany) would be a large share of the page's cost of a call; a Blob or File says so in its tag (one that hides
+  // it is refused as not plain).
   if (blobSize && /^\[object (Blob|File)]$/.test(tag) && isBlob(object)) return object;
   return NOT_SPECIAL;
 }

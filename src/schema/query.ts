@@ -57,9 +57,9 @@ export const recallOptionsSchema = z.strictObject({
    * At most this many hits from any one session (a memory's `sessionId`;
    * memories without one are not held back): the next best of other
    * sessions take the places, so a list spread over sessions ("which places
-   * has Ana visited?") is not crowded out by one. Off by default: on LoCoMo
-   * dev it lowers recall@10 (bench/locomo.ts), as most answers sit in one
-   * session beside the turns around them. Looks at up to the best 4,000
+   * has Ana visited?") is not crowded out by one. Off by default: most
+   * answers sit in one session beside the turns around them, which a cap
+   * pushes out (bench/locomo.ts compares caps). Looks at up to the best 4,000
    * memories to fill k.
    */
   maxPerSession: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))),

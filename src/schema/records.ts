@@ -75,7 +75,7 @@ export type EventRecord = z.infer<typeof eventRecordSchema>;
  * transaction wrote (store/write-mark.ts), between the write marks before
  * and after that transaction. An open whose index snapshot lags the store
  * replays the memories of the transactions since the snapshot's mark
- * instead of reading every record (search/persistence/index-snapshot.ts);
+ * instead of reading every record (index-sync/index-snapshot.ts);
  * a save of the snapshot deletes the rows before its mark.
  */
 export const indexLogRowSchema = z.object({

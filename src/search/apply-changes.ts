@@ -4,7 +4,7 @@ import type { MemoryIndex } from './memory-index.js';
 
 /**
  * Mirrors committed rows into the in-memory indexes. Called only for rows
- * whose transaction has committed (this engine's, via store/announce.ts, or
+ * whose transaction has committed (this engine's, via index-sync/announce.ts, or
  * another tab's, via the change signal), so an index never shows a memory
  * IndexedDB does not have.
  */

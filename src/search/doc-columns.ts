@@ -4,7 +4,7 @@ import { KINDS_BY_CODE } from './row-signals.js';
 
 /**
  * Index documents stored column-wise, as the index snapshot keeps them
- * (search/persistence/snapshot-page.ts) and as the index holds a loaded page until a
+ * (index-sync/snapshot-page.ts) and as the index holds a loaded page until a
  * document is asked for (search/doc-table.ts). Reading a snapshot back is then
  * a handful of typed arrays and one short string table per block, which
  * structured clone restores in bulk, instead of thousands of small objects

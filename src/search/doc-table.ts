@@ -22,7 +22,7 @@ const ROWS = 2 ** 16;
  * read: opening 100,000 memories then costs one map entry each, not three
  * objects and two map entries, and a query builds only the few documents
  * its filter and ranking look at. A batch keeps its texts' fingerprints,
- * not the texts (about 10 MB at 100k): the keyword postings are built from
+ * not the texts (a heap string each): the keyword postings are built from
  * the page's term lists, a write compares fingerprints (`holdsText`), and a
  * snapshot save takes their terms from the stored page, or else from their
  * records (persistence/unheld-terms.ts).

@@ -1,4 +1,5 @@
 import type { MemoryType } from '../schema/common.js';
+import { valueMatches } from '../schema/metadata-match.js';
 import type { MetadataFilter } from '../schema/query.js';
 import { sessionOf, type IndexDoc } from './index-doc.js';
 import { matchWindows, type TimeWindows } from './time-windows.js';
@@ -54,15 +55,4 @@ export function testsOnlyArchived(options: DocFilter): boolean {
 export function testsOnlyRowSignals(options: DocFilter): boolean {
   const { tags, filter } = options;
   return (tags === undefined || tags.length === 0) && (filter === undefined || Object.keys(filter).length === 0);
-}
-
-/**
- * A scalar wanted value matches by equality; an array of wanted values matches
- * any of them. When the stored value is itself an array, sharing one element
- * is a match (so `{ participants: 'ana' }` finds episodes Ana took part in).
- */
-export function valueMatches(actual: unknown, wanted: unknown): boolean {
-  const options = Array.isArray(wanted) ? wanted : [wanted];
-  if (Array.isArray(actual)) return actual.some((a) => options.some((w) => Object.is(a, w)));
-  return options.some((w) => Object.is(actual, w));
 }

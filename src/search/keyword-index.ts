@@ -1,5 +1,5 @@
 import type { TermListsReader } from './term-lists.js';
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** BM25+ parameters (as MiniSearch uses them): term saturation, length normalisation, lower bound per matched term. */
 const K1 = 1.2;
@@ -63,22 +63,20 @@ export interface QueuedSegment {
  * arrays scored with an accumulator, returning only the top matches.
  *
  * Why not MiniSearch (the first version used it): MiniSearch materialises
- * every matching document with its match details, which measured about
- * 100 ms per query at 100k memories against about 1 ms here, and twice the
- * build time (bench/keyword.ts prints both, same tokenizer).
+ * every matching document with its match details, allocating per match on
+ * every query, where this index adds scores into one typed accumulator; its
+ * build is slower too (bench/keyword.ts prints both, same tokenizer).
  * Deletes leave tombstones that are compacted away once they are a third of
  * the rows.
  *
  * Memory: most terms of real text occur once (names, numbers, typos), so a
  * term is a number, not an object: its posting list lives in arrays indexed
  * by term number, a term found once keeps its one posting inline, typed
- * arrays come only with the second posting (a pair of small typed arrays
- * costs about 400 bytes in V8 before holding anything), frequencies only
+ * arrays come only with the second posting (each typed array is an object
+ * and a backing store in V8 before it holds anything), frequencies only
  * with the first above 1, and arrays grow by a quarter. A term's document
  * frequency is counted over its live postings when a query reads them (the
- * loop that scores them), so a delete needs no list of the row's terms. At
- * 100k memories of the benchmark's texts (each with a unique token) the
- * index holds about 15 MB (heap and ArrayBuffers, in Node) instead of 84.
+ * loop that scores them), so a delete needs no list of the row's terms.
  */
 export class KeywordIndex {
   /** Term → term number (indexes the per-term arrays below). */
@@ -107,8 +105,8 @@ export class KeywordIndex {
   private accumulator = new Float32Array(64);
   /**
    * The rows the last query scored (`touchedCount` of them), so the next one clears only those. Kept across
-   * queries, as large as the accumulator: as a fresh array a query pushed every matching row into (about 23k
-   * at 100k memories), it cost a fifth of a query in collections.
+   * queries, as large as the accumulator: as a fresh array a query pushed every matching row into, it left
+   * garbage in proportion to the matches on every query, which collections then paid for.
    */
   private touched = new Int32Array(64);
   private touchedCount = 0;
@@ -174,8 +172,8 @@ export class KeywordIndex {
    * Counts the postings that `upsertLists` of documents `start` to `end` of
    * `lists` will bring to each term, before any of them is loaded: a term's
    * posting arrays are then allocated once, at their final size, instead of
-   * doubling from 4 (the copies and the fresh memory were a quarter of
-   * loading 100k memories' postings). Counting more than arrives (a
+   * doubling from 4 (each doubling copies the list into fresh memory, a
+   * cost paid across every posting loaded). Counting more than arrives (a
    * document removed meanwhile) only leaves room that `trim` gives back.
    */
   expectLists(lists: TermListsReader, start: number, end: number): void {
@@ -191,8 +189,8 @@ export class KeywordIndex {
   /**
    * Shrinks posting arrays that `upsertLists` left with more than a
    * quarter spare back to what `upsert` would have left them with. Bulk
-   * loading doubles them: a quarter at a time copied each list about 5
-   * times its length, which was a quarter of loading 100k memories' postings.
+   * loading doubles them: a quarter at a time copies each list about 5
+   * times its length, a large share of loading the postings.
    */
   trim(): void {
     // Loaded: what was expected has arrived (or was left out), and later postings grow arrays as `upsert` does.
@@ -421,10 +419,7 @@ function grow<T extends Int32Array | Float32Array | Uint16Array>(array: T, minLe
  * Document lengths (in tokens) whose once-held term scores a query works out
  * per term rather than per posting: nearly every posting of a query holds
  * its term once in a document of a few dozen tokens, so scoring one is a
- * table look-up, not a division. With the loops below as functions of their
- * own (commit 8ad4444): 1.0–1.4 → 0.61 ms a query built, 1.16–1.18 →
- * 0.76–0.80 ms queued as after an open (100k memories, median of 100 queries
- * of 5 terms, two runs each; `npm run bench:keyword`).
+ * table look-up, not a division.
  */
 const WEIGHTED_LENGTHS = 256;
 
@@ -484,10 +479,10 @@ function scoreQueued(acc: Float32Array, touched: Int32Array, count: number, segm
 }
 
 /*
- * The loops over every row a query scored (some 25k at 100k memories) are
- * functions of their own, as the scoring loops above are: V8 optimises a
- * small function within a query or two, where a loop inside \`query\` ran
- * unoptimised for the first few recalls after an open (about 1 ms each).
+ * The loops over every row a query scored (every matching row: many in a
+ * large store) are functions of their own, as the scoring loops above are:
+ * V8 optimises a small function within a query or two, where a loop inside
+ * \`query\` ran unoptimised for the first few recalls after an open.
  */
 
 /** Sets the first `count` rows of `rows` back to 0 in `scores`: all of them at once when they are many (a native fill). */
@@ -519,7 +514,7 @@ function topRows(rows: Int32Array, scores: Float32Array, limit: number, accept: 
   // Many matches: keep a small sorted buffer instead of sorting them all.
   const best: { row: number; score: number }[] = [];
   let floor = -Infinity;
-  // An indexed loop: it runs about 20k times a query, and the first queries after an open run it unoptimised,
+  // An indexed loop: it runs once per matching row, and the first queries after an open run it unoptimised,
   // where a typed array's iterator costs several times as much.
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;

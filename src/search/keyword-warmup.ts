@@ -4,12 +4,12 @@ import type { MemoryIndex } from './memory-index.js';
 /**
  * Longest stretch of building per task. Whatever arrives meanwhile (a query,
  * an IndexedDB result the open is waiting for, the embedder's answer) waits
- * at most about this long: with 4,096 documents a task (about 20 ms), each
- * of the half-dozen awaits between the index load and the first answer at
- * open waited behind a slice.
+ * at most about this long: with a fixed count of documents a task, a slice
+ * ran long, and each of the awaits between the index load and the first
+ * answer at open waited behind one.
  */
 const SLICE_MS = 4;
-/** Documents built between looks at the clock (tokenising one takes a few µs). */
+/** Documents built between looks at the clock (tokenising one is brief next to a slice). */
 const STEP = 64;
 /** How often a paused build looks again whether calls have paused. */
 const PAUSED_POLL_MS = 25;
@@ -17,14 +17,13 @@ const PAUSED_POLL_MS = 25;
 const MAX_WAIT_MS = 1000;
 /**
  * The slice it takes then, while calls keep coming: short, because a call
- * that arrives during it waits for it. With SLICE_MS slices every 25 ms,
- * one back-to-back recall in four (about 6 ms apart at 100k) waited up to
- * 4 ms: 69–70 of 500 recalls over 10 ms, p95 12.5–13.5 ms; with 1 ms
- * slices 21–32, p95 9.4–11.2 ms (Chromium, 100k, killed-tab reloads;
- * `BENCH_QUERIES=500 npm run bench:real-cold` prints both). The
- * build then takes about four times as long, and queries meanwhile read
- * the queued term lists (about 1 ms more a query at 100k than the built
- * postings, in Node).
+ * that arrives during it waits for it. With SLICE_MS slices every
+ * PAUSED_POLL_MS, back-to-back recalls often met a slice and waited out
+ * most of it, which lengthened recall's tail; a shorter slice costs each
+ * recall that meets it less (`BENCH_QUERIES=500 npm run bench:real-cold`
+ * prints both). The build then takes longer, and queries meanwhile read
+ * the queued term lists, which cost a query a little more than the built
+ * postings.
  */
 const FORCED_SLICE_MS = 1;
 
@@ -34,8 +33,8 @@ const FORCED_SLICE_MS = 1;
  * are (search/pending-keywords.ts), so building them is work that only
  * competes with calls: the chunks are turned around at once (that makes
  * those queries cheap), and the building itself waits while `isQuiet` says
- * calls keep coming (back-to-back recalls after an open paid 20–100 ms each
- * while it went on; after a second of calls without a pause it takes one
+ * calls keep coming (back-to-back recalls after an open each waited behind
+ * building while it went on; after a second of calls without a pause it takes one
  * short slice per poll all the same); writes meanwhile join the queue. Returns a
  * function that stops it. `now` is the clock slices and waits are measured by
  * (injected by tests, with fake timers).

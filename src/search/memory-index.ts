@@ -22,7 +22,7 @@ interface UserIndex {
   pendingKeywords: PendingKeywords;
 }
 
-/** Told of every change to the index, so a persisted snapshot knows what to rewrite (search/persistence/index-snapshot.ts). */
+/** Told of every change to the index, so a persisted snapshot knows what to rewrite (index-sync/index-snapshot.ts). */
 export interface IndexObserver {
   /** `id`'s memory was added or changed; `fieldsOnly` when only its document changed (an access time, a pin), not its vector or text. */
   changed(id: string, fieldsOnly?: boolean): void;
@@ -586,8 +586,8 @@ export class MemoryIndex {
    * (the default one, archived memories left out; types, times, sessions,
    * windows) tests the row without building the document: a query tests a
    * hundred or so rows that it does not return, and building their
-   * documents (each kept for good) was about 0.25 ms of worker CPU a recall
-   * at 100k (CPU profile of 100 recalls). `acceptRow` is that test of `user`'s rows, when the caller has it.
+   * documents (each kept for good) would spend worker CPU and memory on
+   * every recall for rows it does not return. `acceptRow` is that test of `user`'s rows, when the caller has it.
    */
   private acceptFor(options: DocFilter, user?: UserIndex, acceptRow?: (row: number) => boolean): (id: string) => boolean {
     if (testsOnlyArchived(options)) return options.includeArchived ? () => true : (id) => this.docs.archivedOf(id) === false;

@@ -1,4 +1,4 @@
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../text/tokenize.js';
 
 /** What a query says about the speakers of a user's turns (see `namedSpeakers`). */
 export interface NamedSpeakers {
@@ -17,9 +17,8 @@ export interface NamedSpeakers {
  * ("Caroline: Hey!") and every greeting that names them, and those would
  * fill the top k. So a named speaker is taken out of the words the query
  * is matched by, and the ranking multiplies that speaker's turns by
- * 1 + `speakerBoost` instead (search/ranking.ts). On LoCoMo dev (npm run
- * bench:locomo) this lifts hybrid recall@10 of turns from 0.759 (names in
- * the indexed text) to the figure the README gives.
+ * 1 + `speakerBoost` instead (search/ranking.ts; npm run bench:locomo
+ * compares it with names in the indexed text).
  *
  * A name matches whole words, case-insensitively, with an optional
  * possessive ('s); a longer name is matched before a shorter one it

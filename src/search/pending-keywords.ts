@@ -60,8 +60,8 @@ interface Look {
  * search/term-lists.ts) are built from those, without tokenising their
  * texts.
  *
- * Nothing waits for the build (about 450 ms at 100k memories in Chromium,
- * which the first recall after an open waited for, or else the first
+ * Nothing waits for the build (a pass over every document's terms, which
+ * the first recall after an open waited for, or else the first
  * write): `query` answers from the postings built so far plus the queued
  * documents' term lists for the query's terms, exactly as the built index
  * would (KeywordIndex.query with `QueuedPostings`), and `write` joins the
@@ -338,9 +338,9 @@ export class PendingKeywords {
 /**
  * The queue with each run of consecutive chunks of texts (each write queues
  * one) made one chunk, before any gets its term lists. A query walks every
- * chunk for every token of the query: the 1,100 writes a killed tab's
- * replay queued at open cost about 2 ms a query as chunks of one, more than
- * the 100k documents of the snapshot's pages. Chunks with lists, removals,
+ * chunk for every token of the query: the writes a killed tab's replay
+ * queues at open, as chunks of one, cost a query more than all the
+ * snapshot's pages, each a chunk of thousands. Chunks with lists, removals,
  * and anything a look or a build has marked stay as they are.
  */
 function coalesceWrites(chunks: Chunk[]): Chunk[] {
@@ -444,9 +444,9 @@ function chunkAt(chunks: readonly Chunk[], position: number): Chunk {
 /**
  * Per token, where the queued documents that count (`Chunk.last`) holding it
  * are: one segment per chunk that has it, in queue order, read in place from
- * the chunk's turned-around lists (no copy: copying some 20k postings a
- * query into arrays of their own, then reading them back, was a third of a
- * keyword query at 100k). A chunk a query reads is turned around first, if
+ * the chunk's turned-around lists (no copy: copying a query's postings into
+ * arrays of their own, then reading them back, touches each posting twice
+ * and allocates on every query). A chunk a query reads is turned around first, if
  * the background has not done it yet: twice the cost of one pass over its
  * lists, and every later query reads a term's documents directly.
  */

@@ -1,12 +1,12 @@
-import { TOKENIZER_VERSION, tokenize } from './tokenize.js';
+import { TOKENIZER_VERSION, tokenize } from '../text/tokenize.js';
 
 /**
  * A batch of documents' index terms, tokenised once and kept in a few
  * columns, so the keyword postings of a snapshot page are rebuilt at open
  * without tokenising its texts again (`KeywordIndex.upsertLists`).
- * Tokenising was about 60% of building the postings, and counting each
- * document's terms in a Map most of the rest: 1.2 s of a 100k-memory open
- * in Chromium, which the first keyword query waited for.
+ * Tokenising was most of building the postings, and counting each
+ * document's terms in a Map most of the rest, all of it work of the open
+ * that the first keyword query waited for.
  *
  * The batch's distinct terms are one string (`terms`, joined by newlines: a
  * term never holds one, see tokenize.ts), which structured clone copies in

@@ -3,8 +3,8 @@
  * mixed at the end), exact in a float64. The index keeps one per memory
  * loaded from a snapshot page instead of the text itself (search/doc-table.ts):
  * it only has to tell whether a rewritten record still has the text it
- * was indexed with. Texts were about 10 MB of a 100k-memory index's heap;
- * fingerprints are 0.8 MB. Ten lines of arithmetic, so no dependency.
+ * was indexed with. A fingerprint is 8 bytes of a Float64Array where a text
+ * is a heap string of its whole length. Ten lines of arithmetic, so no dependency.
  */
 export function textFingerprint(text: string): number {
   let h1 = 0xdeadbeef;

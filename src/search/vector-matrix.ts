@@ -12,7 +12,7 @@ export interface VectorMatrixOptions {
    * (a bfloat16 scan, half the memory traffic) and score exactly only the
    * rows the bounds cannot rule out. Results are identical either way; false
    * scores every row exactly. Default: true where scoring runs in
-   * WebAssembly SIMD (about 2x faster at 100k rows, see bench/vector-scan.ts),
+   * WebAssembly SIMD (where the scan is bound by memory traffic: see bench/vector-scan.ts),
    * false for the JS fallback (where the bounds pass is no faster).
    */
   quantize?: boolean;

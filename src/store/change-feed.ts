@@ -31,7 +31,7 @@ export type ChangeListener = (change: CommittedChange) => void;
  * the rows each readwrite transaction puts and deletes, and when IndexedDB
  * reports the transaction complete, hands the log to the listener. That is
  * where the in-memory indexes are updated and the change is announced (see
- * store/announce.ts), so no write path can forget to: it never has to ask.
+ * index-sync/announce.ts), so no write path can forget to: it never has to ask.
  *
  * The listener runs in the transaction's `complete` event, registered before
  * Dexie's own handler, so by the time the caller's `await` of the

@@ -62,7 +62,7 @@ export interface CommitOptions {
  *
  * It does not update the indexes or announce the change itself: the change
  * feed (store/change-feed.ts) sees every row the transaction wrote and, once
- * it commits, hands them to store/announce.ts before this resolves. That is
+ * it commits, hands them to index-sync/announce.ts before this resolves. That is
  * why a write path cannot forget to index or announce.
  *
  * Before the transaction commits, the ids it put into the tables of the id

@@ -4,7 +4,7 @@ import type { Fact } from '../schema/fact.js';
 import type { Turn } from '../schema/turn.js';
 import type { EventRecord, IndexLogRow, JobRecord, LegacyVectorRecord, MetaRecord, VectorBlock } from '../schema/records.js';
 import type { ProfileRecord } from '../schema/profile.js';
-import type { SnapshotRow } from '../search/persistence/index-snapshot.js';
+import type { SnapshotRow } from '../index-sync/index-snapshot.js';
 import { changeFeedMiddleware, type ChangeFeed } from './change-feed.js';
 import { oneWriterMiddleware } from './one-writer.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';

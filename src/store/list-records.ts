@@ -1,7 +1,7 @@
 import Dexie, { type Collection } from 'dexie';
 import type { MemoryKind, StoredMemory } from '../memories/registry.js';
 import { toEpochMs, type MetadataFilter } from '../schema/query.js';
-import { valueMatches } from '../search/filters.js';
+import { valueMatches } from '../schema/metadata-match.js';
 import type { EngramDatabase } from './database.js';
 
 /** What listing reads of a memory: its user, time, tags and metadata (its kind's table indexes `[userId+createdAt]` and `*tags`). */

@@ -10,10 +10,8 @@ export interface IdsOfStore {
  * Reads records by primary key straight from IndexedDB, one read-only
  * transaction per store, each answering as its last read does (not at its
  * commit): `recall`'s read of its hits. Dexie's `bulkGet` for the same reads
- * cost about 0.15 ms more a recall at the median and 0.2–0.5 ms more at the
- * 95th percentile (100k memories, Chromium, alternate recalls of
- * `npm run bench:paired` taking either path), its promise zones and
- * middleware stack being per-call work. Nothing is bypassed that a read
+ * adds its promise zones and middleware stack, per-call work on every
+ * recall. Nothing is bypassed that a read
  * needs: engram's DBCore middlewares act on writes only (write-mark.ts,
  * change-feed.ts, one-writer.ts, the durable store's journal) and no table
  * maps its records on reading.

@@ -11,9 +11,8 @@ import type { StoredVector, VectorBlock } from '../schema/records.js';
  * round trip to the browser process, whatever its size), so one row per
  * vector made a bulk insert two puts per memory, the record and its vector.
  * In blocks, a batch of 1,000 facts costs 1,000 record puts and 4 vector
- * puts. `npm run bench:idb` (raw IndexedDB in Chromium, fact-shaped rows):
- * about 5,800/s with a row per vector and the old fact indexes, 13,500/s
- * with blocks and the v4 indexes, at 128-d.
+ * puts. `npm run bench:idb` (raw IndexedDB in Chromium, fact-shaped rows)
+ * compares the layouts.
  *
  * The multi-entry `ids` index finds the block holding a memory's vector. A
  * single write (one episode, one fact) is a block of one. Removing a vector

@@ -44,7 +44,7 @@ const RECENT_OWN = 64;
  * get the `indexLog` store, and each mutation adds a row naming the memories
  * (and vector blocks) it writes, between the old mark and the new one: the
  * trail an open follows from a lagging snapshot's mark to the store's
- * (search/persistence/replay-log.ts).
+ * (index-sync/replay-log.ts).
  */
 export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware<DBCore> } {
   const own: string[] = [];

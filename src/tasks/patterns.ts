@@ -1,5 +1,5 @@
 import type { PatternKind, PatternRecord, StepRecord, TaskContext, TaskRecord } from '../schema/task.js';
-import { fnv1a } from '../portability/export-format.js';
+import { fnv1a } from '../text/fnv1a.js';
 
 type PatternDraft = Omit<PatternRecord, 'confidence' | 'createdAt' | 'updatedAt'>;
 

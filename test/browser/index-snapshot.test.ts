@@ -6,7 +6,7 @@ import { openDemoTab, openTestMemory, withTestMemory } from '../support/test-mem
 
 /**
  * The index snapshot in Chromium's own IndexedDB, through the worker: its
- * pages keep the documents column-wise (src/search/persistence/snapshot-page.ts),
+ * pages keep the documents column-wise (src/index-sync/snapshot-page.ts),
  * which fake-indexeddb only imitates, and the vectors in files of the origin
  * private file system (page-files.ts), which Node has not. An open from the snapshot must answer exactly as an open that
  * reads every record.

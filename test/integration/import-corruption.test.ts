@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ImportError, TASK_LIMITS, type Memory } from '../../src/index.js';
-import { fnv1a } from '../../src/portability/export-format.js';
+import { fnv1a } from '../../src/text/fnv1a.js';
 import { snapshot } from '../support/memory.js';
 import { memoryFixture } from '../support/memory-fixture.js';
 

@@ -2,8 +2,8 @@ import { IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, type Memory, type MemoryOptions, type RankingOptions } from '../../src/index.js';
 import { EngramDatabase } from '../../src/store/database.js';
-import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/search/persistence/index-snapshot.js';
-import { unheldTerms } from '../../src/search/persistence/unheld-terms.js';
+import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/index-sync/index-snapshot.js';
+import { unheldTerms } from '../../src/index-sync/unheld-terms.js';
 import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
@@ -15,7 +15,7 @@ import { memoryFixture } from '../support/memory-fixture.js';
 import { settledUntil, settleTasks, useFakeTimers } from '../support/fake-time.js';
 
 /**
- * The persisted index snapshot (src/search/persistence/index-snapshot.ts): a large store
+ * The persisted index snapshot (src/index-sync/index-snapshot.ts): a large store
  * opens from a few blocks instead of every record, and never from a snapshot
  * that misses a committed write.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeEvent, Memory, MemoryOptions } from '../../src/index.js';
 import { freshIndexedDB } from '../support/memory.js';
-import { ChangeSignal, type ChangeMessage } from '../../src/search/persistence/change-signal.js';
+import { ChangeSignal, type ChangeMessage } from '../../src/index-sync/change-signal.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { EngramDatabase } from '../../src/store/database.js';
 import { memoryFixture } from '../support/memory-fixture.js';

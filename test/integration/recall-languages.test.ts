@@ -2,7 +2,7 @@
  * Recall in languages other than English (issue 21, "any language"): the
  * offline model is English-only, so these queries are found by the keyword
  * side, which must split unspaced scripts into words and fold Latin
- * diacritics (src/search/tokenize.ts).
+ * diacritics (src/text/tokenize.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../../src/index.js';

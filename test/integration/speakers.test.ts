@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/index.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 import { memoryFixture } from '../support/memory-fixture.js';
 import { speakerNames } from '../support/speaker-names.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ImportError, ValidationError, type Memory } from '../../src/index.js';
-import { fnv1a } from '../../src/portability/export-format.js';
+import { fnv1a } from '../../src/text/fnv1a.js';
 import { openMemory, snapshot } from '../support/memory.js';
 
 /**

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
-import { ChangeSignal, type ChangeMessage } from '../../src/search/persistence/change-signal.js';
+import { ChangeSignal, type ChangeMessage } from '../../src/index-sync/change-signal.js';
 import { EngramDatabase } from '../../src/store/database.js';
 import { packBlocks } from '../../src/store/vector-blocks.js';
 import { settledUntil } from '../support/fake-time.js';
 import { freshIndexedDB } from '../support/memory.js';
 
 /**
- * The cross-tab change signal's receiving side (src/search/persistence/change-signal.ts):
+ * The cross-tab change signal's receiving side (src/index-sync/change-signal.ts):
  * what another engine committed is read back from IndexedDB and applied to
  * this engine's index. Every read waits behind the writes queued on the
  * database before it; when other engines write without pauses, messages

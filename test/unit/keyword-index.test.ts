@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordIndex } from '../../src/search/keyword-index.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 import { rng } from '../../bench/synthetic.js';
 
 // The reference: BM25+ (k1 1.2, b 0.7, delta 0.5) straight from the live texts, summed in f32 in the query's term order.

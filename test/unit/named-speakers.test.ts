@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { namedSpeakers } from '../../src/search/named-speakers.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { tokenize } from '../../src/text/tokenize.js';
 import { speakerNames } from '../support/speaker-names.js';
 
 /** Which of a user's speakers a query names, and the words left to match it by. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { writtenMemories, writtenSince } from '../../src/search/persistence/replay-log.js';
+import { writtenMemories, writtenSince } from '../../src/index-sync/replay-log.js';
 import type { IndexLogRow } from '../../src/schema/records.js';
 import { EngramDatabase } from '../../src/store/database.js';
 import { freshIndexedDB } from '../support/memory.js';
 import { memoryFixture } from '../support/memory-fixture.js';
 
-/** Following the write log from a snapshot's mark to the store's (search/persistence/replay-log.ts). */
+/** Following the write log from a snapshot's mark to the store's (index-sync/replay-log.ts). */
 const row = (previous: string, mark: string, ids: string[] | null, blocks?: string[], table?: IndexLogRow['table']): IndexLogRow => ({ previous, mark, ids, ...(blocks ? { blocks } : {}), ...(table ? { table } : {}) });
 const idsOf = (result: ReturnType<typeof writtenSince>) => result?.ids;
 

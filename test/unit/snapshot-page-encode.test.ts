@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import type { IndexDoc } from '../../src/search/index-doc.js';
-import { decodePage, encodePage, type TermSource } from '../../src/search/persistence/snapshot-page.js';
+import { decodePage, encodePage, type TermSource } from '../../src/index-sync/snapshot-page.js';
 import { textFingerprints } from '../../src/search/text-fingerprint.js';
 import { docTermsAt, readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { rng } from '../../bench/synthetic.js';

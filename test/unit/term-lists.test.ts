@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordIndex } from '../../src/search/keyword-index.js';
 import { readTermLists, termListsOf, type TermLists } from '../../src/search/term-lists.js';
-import { TOKENIZER_VERSION } from '../../src/search/tokenize.js';
+import { TOKENIZER_VERSION } from '../../src/text/tokenize.js';
 import { rng } from '../../bench/synthetic.js';
 
 /**

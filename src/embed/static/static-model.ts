@@ -17,7 +17,7 @@ export async function loadStaticModel(
 ): Promise<{ vocabularySize: number; embedBatch(batch: string[]): Promise<Float32Array[]> } | undefined> {
   const file = staticTableFile(config, dtype);
   if (!file) return undefined;
-  // The table and the tokenizer are read and built side by side (measured: the model's start on a warm cache is most of createMemory).
+  // The table and the tokenizer are read and built side by side: on a warm cache the model's start is what createMemory waits for longest.
   const [table, tokenizer] = await Promise.all([
     readStaticTable(source, file).then(
       (table) => ({ table }),

@@ -18,13 +18,15 @@ import { SPLIT_ROWS_WASM_BASE64 } from './split-rows-wasm.js';
  * A block is [high halves: rows × stride × u16][low halves: rows × stride
  * × u16][metadata: rows × (L, N) f32], `stride` the dimension rounded up to
  * 16 (zero-padded). (Planes, not a row's halves side by side: a scan that
- * skips every other 768 bytes ran 4× slower than one over a contiguous plane
- * at 384-d.) The buffer is [query: stride × f32][blocks...][scratch: lo, hi,
- * exact scores: capacity × f32 each]; scratch moves when a block is added.
+ * skips every other run of halves reads memory in a stride the hardware
+ * streams far less well than a contiguous plane.) The buffer is [query:
+ * stride × f32][blocks...][scratch: lo, hi, exact scores: capacity × f32
+ * each]; scratch moves when a block is added.
  * Per row that is 4·stride + 8 bytes, plus 12 of scratch: 1,564 bytes at
  * 384-d against the raw vector's 1,536. The JS fallback keeps each block's
  * rows whole instead (plain f32 rows in the same bytes): its loop reads
- * floats, and rebuilding them from halves made it 5× slower.
+ * floats, and rebuilding each from its halves in JS costs more than the
+ * multiply-add it feeds.
  *
  * The bound. x a row (f32), h its high halves read as f32 (x with its low 16
  * bits cleared: truncation toward zero, so |h_i| ≤ |x_i|), l = x − h (exact:
@@ -459,8 +461,8 @@ function strideFor(dimension: number): number {
 /**
  * Writes the high and the low 16 bits of `count` f32 bit patterns from
  * `bits[from]` to the halves at u16 indexes `high` and `low` (both even), two
- * components per 32-bit store (twice as fast as one per 16-bit store, which
- * matters when an open loads every row).
+ * components per 32-bit store (half the stores of one per 16-bit store,
+ * which matters when an open loads every row).
  */
 function split(bits: Uint32Array, from: number, count: number, words: Uint32Array, halves: Uint16Array, high: number, low: number): void {
   const pairs = count >> 1;

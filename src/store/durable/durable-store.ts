@@ -16,7 +16,7 @@ import { keepBeside } from './keep-beside.js';
 import { acquireLock } from './store-lock.js';
 import { bulkStoreRows } from './bulk-load.js';
 import { PageFolder } from './page-folder.js';
-import { isPayloadFile } from '../../search/persistence/page-files.js';
+import { isPayloadFile } from '../page-file-store.js';
 
 /** The journal is compacted into a new image once it is larger than this, or than the image (whichever is larger). */
 const COMPACT_AT_BYTES = 64 * 1024 * 1024;
@@ -253,8 +253,8 @@ export async function createSchema(indexedDB: IDBFactory, name: string): Promise
 /**
  * Rows put per transaction while loading. fake-indexeddb keeps a
  * transaction's pending requests in an array it shifts from the front, which
- * costs time in proportion to the queue: one transaction of 100,000 puts took
- * seconds in the shifting alone. Nobody sees the database until the load is
+ * costs time in proportion to the queue: one transaction of a whole store's
+ * puts spends time quadratic in its rows on the shifting alone. Nobody sees the database until the load is
  * done (and a load that stops halfway leaves the files as they were), so it
  * needs no single transaction.
  */
@@ -292,7 +292,7 @@ export async function load(indexedDB: IDBFactory, name: string, image: StoreImag
         if (rows.length === 0) continue;
         // `direct: false` (tests) takes the public path that any IndexedDB has.
         const direct = options.direct === false ? undefined : recordStoreOf(idb, table);
-        // Only the unjournaled tables' rows had their Blobs turned into bytes (writeImage); looking in every row was 0.2 s at 100k.
+        // Only the unjournaled tables' rows had their Blobs turned into bytes (writeImage): no other row is looked through.
         const value = UNJOURNALED.has(table) ? bytesToBlobs : identity;
         if (direct) {
           const values = value === identity ? rows : rows.map(value);
@@ -337,8 +337,8 @@ interface RecordStore {
  * one pass (bulk-load.ts), or else row by row through the same
  * `storeRecord` its `put` runs (key from the key path, key generator,
  * indexes), without the structured clone, request and success event that
- * `put` adds per row. Those were most of a 100k store's open (6.2 s of
- * 10.3 s, at 62 µs a row). Safe because the rows are this load's own
+ * `put` adds per row, which were most of a large store's open. Safe
+ * because the rows are this load's own
  * objects, deserialized for it and dropped after, and fake-indexeddb clones
  * on every read. Any other version (or store without a key path) gets undefined and the
  * public `put` path.
@@ -354,7 +354,7 @@ function recordStoreOf(idb: IDBDatabase, table: string): RecordStore | undefined
  * meanwhile. fake-indexeddb skips a row in an index when the row's indexed
  * field is not a valid key (a null `validUntil`, `sessionId`, ...), by
  * throwing and catching a DOMException per row and index; capturing each
- * one's stack was 0.4–1 s of a 100k store's open. (An error that escapes
+ * one's stack walks the stack once per row and index. (An error that escapes
  * `work`, which fails the open, keeps its message, not its stack.)
  */
 function withoutStackTraces(work: () => void): void {

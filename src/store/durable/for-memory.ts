@@ -1,5 +1,5 @@
 import { ValidationError } from '../../errors.js';
-import { readOnlyWithoutDirectory } from '../../facade/durable-opener.js';
+import { readOnlyWithoutDirectory } from '../../schema/read-only-option.js';
 import type { DurableStore } from './durable-store.js';
 
 /**

@@ -4,10 +4,10 @@ import { DefaultDeserializer } from 'node:v8';
  * v8.deserialize returns typed arrays as views into the buffer it read from
  * (the whole image, or journal). Stored as they are, each vector block would
  * keep that buffer alive, and every structured clone of it (fake-indexeddb
- * clones on each put and get) would copy all of it: 40 blocks of a 10k store
- * took 1.8 s to load instead of milliseconds. Each view gets its own buffer,
- * as it is read (walking the deserialized rows for views afterwards took
- * 0.5–0.9 s of a 100k store's open, nearly all of it in rows that have none).
+ * clones on each put and get) would copy all of it, once for every block.
+ * Each view gets its own buffer, as it is read (walking the deserialized
+ * rows for views afterwards visits every row of the store, nearly all of
+ * which have none).
  */
 export function deserializeOwned<T>(bytes: Uint8Array): T {
   const deserializer = new OwningDeserializer(bytes);

@@ -1,15 +1,15 @@
 import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PageFileStore, PayloadFile } from '../../search/persistence/page-files.js';
+import type { PageFileStore, PayloadFile } from '../page-file-store.js';
 import { syncDirectory } from './store-image.js';
 import { StorageError } from '../../errors.js';
 
 /**
  * The durable store's folder for the index snapshot's page payloads (the
- * vectors of each page, see search/persistence/page-files.ts for the rules
+ * vectors of each page, see index-sync/page-files.ts for the rules
  * that keep files and page rows together). As IndexedDB values they were
- * Blobs: 76 MB of a 100k store's image, read back at open through Node's
- * Blob reader, 1–1.5 s of the cold start. As files they stay out of the
+ * Blobs in the store's image, each read back at open through Node's Blob
+ * reader, a large part of the cold start. As files they stay out of the
  * image and its compactions, and the open reads each one into a buffer
  * reused from page to page.
  *

@@ -1,4 +1,4 @@
-import { tokenize } from '../../search/tokenize.js';
+import { tokenize } from '../../text/tokenize.js';
 import type { ParsedTimeQuery, TimeQueryParser } from '../query-parser.js';
 import { readDates } from './dates.js';
 import { readSessions } from './sessions.js';

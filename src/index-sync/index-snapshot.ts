@@ -1,15 +1,16 @@
-import type { EngramDatabase } from '../../store/database.js';
-import { memoryKinds } from '../../memories/registry.js';
-import type { IndexChange, IndexObserver, MemoryIndex } from '../memory-index.js';
-import { newId } from '../../ids.js';
-import { nextTask } from '../../timers.js';
-import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
-import type { EmbedderStamp } from '../../schema/records.js';
+import type { EngramDatabase } from '../store/database.js';
+import { memoryKinds } from '../memories/registry.js';
+import type { IndexChange, IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import { newId } from '../ids.js';
+import { nextTask } from '../timers.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
+import type { EmbedderStamp } from '../schema/records.js';
 import { decodePage, encodePage, reencodeDocs, type SnapshotPage, type TermSource } from './snapshot-page.js';
 import { unheldTerms } from './unheld-terms.js';
-import { readColumns } from '../doc-columns.js';
+import { readColumns } from '../search/doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
-import { isPayloadFile, PageFileReader, type PageFileSource, type PageFileWriter, type PayloadFile } from './page-files.js';
+import { isPayloadFile, type PageFileSource, type PageFileWriter, type PayloadFile } from '../store/page-file-store.js';
+import { PageFileReader } from './page-files.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
 
@@ -39,8 +40,8 @@ export type { SnapshotPage } from './snapshot-page.js';
  * 5: a document's flags say whether its text gives a relative time (`dated`); a format-4 page never set it.
  * 6: a turn's indexed text is its words alone (format 5 put its speaker's name before them: search/indexed-text.ts);
  *    the header names its page layout (`layout`), so a save merges its pages only into a snapshot of the same layout.
- * 7: a page keeps its texts' term lists and fingerprints, not the texts (reading 100k memories' page rows in
- *    Chromium: 360-400 ms with the texts, 220-280 ms without); a page whose term lists this engram cannot read (another
+ * 7: a page keeps its texts' term lists and fingerprints, not the texts (their strings were a large part of
+ *    reading the page rows); a page whose term lists this engram cannot read (another
  *    tokenizer version) is not used, and the open reads the records.
  * 8: a document's `touchedAt` counts from the memory's own time or its last recall (search/index-doc.ts
  *    `recencyClockOf`), not from its last write: a format-7 page holds the old clock, so the open reads the records.
@@ -64,7 +65,7 @@ export interface SnapshotHeader {
   /**
    * Each page's current row (rows are copy-on-write: a rewritten page gets a new key), and the payload file the
    * row names when that is not the file of its own key (a page whose documents alone were saved again keeps its
-   * file: `reencodeDocs`). Headers saved before 2026-11-26 name no files: each row's file is its key's.
+   * file: `reencodeDocs`). A header saved before pages recorded `file` names none: each row's file is its key's.
    */
   pages: { page: number; key: string; file?: string }[];
   count: number;
@@ -252,8 +253,8 @@ export async function loadSnapshot(
       continue;
     }
     // Only its ranking and filter fields changed (an access time, a pin): the page's vector and terms stay. Queuing
-    // its text again, as a rewrite, made a replay of 5,000 access times (a killed tab that had made 500 recalls)
-    // hold 5,000 texts and build every keyword posting before the first answer.
+    // its text again, as a rewrite, made a replay of a session's access times (a killed tab that had made many
+    // recalls) hold a text per access and build every keyword posting before the first answer.
     if (!now.vector && index.peekDoc(id)?.userId === now.doc.userId && index.holdsText(id, now.text)) {
       changes.push({ id, doc: now.doc });
       continue;
@@ -310,7 +311,7 @@ export async function readSnapshot(db: EngramDatabase): Promise<StoredSnapshot> 
  * after another, so each holds that state or a later one, and a write that
  * committed meanwhile stays in the write log, which the next open replays
  * from there (replay-log.ts). So the save commits while writes go on (a
- * save of a 100k store takes seconds, and recalls write their access times
+ * save of a large store spans many recalls, and recalls write their access times
  * every 2 s at the latest: a save that needed the mark not to move never
  * committed while recalls went on, and the log grew), unless the log does
  * not lead from `expectedMark` to the store's mark (a write not logged).
@@ -351,8 +352,8 @@ export async function saveSnapshot(
   let kept: Set<string> | undefined;
   try {
     // One page per write transaction, its work in steps paced by `pace` (the engine's waits for calls to pause):
-    // encoding a page of 2,048 memories, cloning its row and writing its file took 50–60 ms in two tasks, which a
-    // query arriving meanwhile waited for; now no step is more than about the row's clone (10–15 ms at 100k).
+    // encoding a page of 2,048 memories, cloning its row and writing its file as two long tasks made a query arriving
+    // meanwhile wait for them, so no step of a save holds the engine longer than cloning one row.
     for (let i = 0; i < taken.length; i++) {
       if (i > 0) await pace();
       const { page, ids, fieldsOnly } = taken[i]!;

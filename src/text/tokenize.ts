@@ -3,10 +3,10 @@ import { STOPWORDS } from './stopwords.js';
 
 /**
  * Text → index terms: words, lower-cased, stop words dropped, English words
- * Porter-stemmed ("paintings" and "painted" both become "paint"). Stemming
- * raised keyword recall@10 on LoCoMo from 0.604 to 0.650 (bench/locomo.ts).
+ * Porter-stemmed ("paintings" and "painted" both become "paint"), so a
+ * question finds a memory that says the same thing with another form of a word.
  *
- * Any language (issue 21):
+ * Any language:
  * - Scripts written without spaces (Chinese, Japanese, Thai, Lao, Khmer,
  *   Myanmar) are split into words by `Intl.Segmenter` (the platform's
  *   dictionary-based word breaker), not left as one clause-long token.
@@ -62,8 +62,8 @@ function segmentWords(text: string): string[] {
   return words;
 }
 
-// Vocabularies are Zipfian: a small cache of stems saves most stemmer calls
-// (index rebuild at 100k memories went from 1.0 s to about half).
+// Vocabularies are Zipfian: a small cache of stems saves most stemmer calls,
+// which were a large part of building the keyword postings.
 const STEM_CACHE_MAX = 50_000;
 const stems = new Map<string, string>();
 

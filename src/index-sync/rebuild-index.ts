@@ -1,13 +1,13 @@
-import { embedTexts } from '../../embed/embed-texts.js';
-import type { ProgressListener } from '../../embed/embedder.js';
-import type { EngineContext } from '../../engine-context.js';
-import { memoryKinds, searchFormOf, type StoredMemory } from '../../memories/registry.js';
-import type { IndexEntry } from '../memory-index.js';
+import { embedTexts } from '../embed/embed-texts.js';
+import type { ProgressListener } from '../schema/embedder.js';
+import type { EngineContext } from '../engine-context.js';
+import { memoryKinds, searchFormOf, type StoredMemory } from '../memories/registry.js';
+import type { IndexEntry } from '../search/memory-index.js';
 import { loadSnapshot, type SnapshotPages, type StoredSnapshot } from './index-snapshot.js';
-import type { PageFileSource } from './page-files.js';
-import { EMBEDDER_META_KEY, type EmbedderStamp, type VectorKind } from '../../schema/records.js';
-import { putVectors, vectorAt } from '../../store/vector-blocks.js';
-import { NO_MARK, WRITE_MARK_KEY } from '../../store/write-mark.js';
+import type { PageFileSource } from '../store/page-file-store.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp, type VectorKind } from '../schema/records.js';
+import { putVectors, vectorAt } from '../store/vector-blocks.js';
+import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
 
 const REEMBED_BATCH = 256;
 
@@ -19,7 +19,7 @@ const REEMBED_BATCH = 256;
  *
  * With `snapshot`, a persisted index snapshot at the store's current write
  * mark, or one the write log brings to it, is loaded instead of the records
- * (search/persistence/index-snapshot.ts: `stored` is its rows, read as the
+ * (index-sync/index-snapshot.ts: `stored` is its rows, read as the
  * engine opened), and the index reports its changes to `snapshot.pages`
  * from then on.
  */

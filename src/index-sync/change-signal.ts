@@ -1,11 +1,11 @@
-import type { ChangeTable } from '../../telemetry/events.js';
-import { memoryKindIn, memoryKinds, searchFormOf, TASK_RECORDS, type StoredMemory } from '../../memories/registry.js';
-import type { TaskRecord } from '../../schema/task.js';
-import { isRecordTable } from '../../store/change-feed.js';
-import type { EngramDatabase } from '../../store/database.js';
-import { getVectors } from '../../store/vector-blocks.js';
-import { applyDeleted, applyTask, applyWritten } from '../apply-changes.js';
-import type { MemoryIndex } from '../memory-index.js';
+import type { ChangeTable } from '../telemetry/events.js';
+import { memoryKindIn, memoryKinds, searchFormOf, TASK_RECORDS, type StoredMemory } from '../memories/registry.js';
+import type { TaskRecord } from '../schema/task.js';
+import { isRecordTable } from '../store/change-feed.js';
+import type { EngramDatabase } from '../store/database.js';
+import { getVectors } from '../store/vector-blocks.js';
+import { applyDeleted, applyTask, applyWritten } from '../search/apply-changes.js';
+import type { MemoryIndex } from '../search/memory-index.js';
 
 /**
  * The cross-tab change signal. Several engines may open one database (one per

@@ -3,10 +3,11 @@
  * snapshot-page.ts) when the engine runs in a dedicated worker of a browser
  * with the origin private file system: in a file of its own, written and
  * read with a sync access handle, instead of a Blob in IndexedDB. Reading
- * is the step an open waits for: in Chromium, on disk, 52 MB of pages read
- * in about 90 ms from files against 450–600 ms as IndexedDB Blobs (and
- * 1.1 s as typed arrays inside the values), and each file is read into one
- * buffer reused from page to page instead of a fresh ArrayBuffer per page.
+ * is the step an open waits for: a file is read synchronously into memory
+ * the worker owns, where a Blob's bytes come back through the browser
+ * process and a typed array inside a value is deserialised (copied) with it
+ * (`npm run bench:payloads` compares the three); and each file is read into
+ * one buffer reused from page to page instead of a fresh ArrayBuffer per page.
  *
  * The files belong to the snapshot as the page rows do: named by the page
  * row's key (fresh for every save: copy-on-write), each written after its
@@ -29,40 +30,8 @@
  * keep their Blobs.
  */
 
-/** A page's payload in a file: its name in the database's folder and its length. */
-export interface PayloadFile {
-  file: string;
-  bytes: number;
-}
+import type { PageFileSource, PageFileWriter, PayloadFile } from '../store/page-file-store.js';
 
-/**
- * Where a snapshot's page files are written and swept: the origin private
- * file system (PageFiles, below), or a durable Node store's folder
- * (store/durable/page-folder.ts). The rules above hold for both.
- */
-export interface PageFileWriter {
-  /** Writes `parts` end to end to file `file` (replacing it), on disk when it resolves. */
-  write(file: string, parts: readonly ArrayBufferView[]): Promise<PayloadFile>;
-  /** Deletes files `names`, those that exist; best effort. */
-  remove(names: readonly string[]): Promise<void>;
-  /** The names of the files there now. */
-  list(): Promise<string[]>;
-}
-
-/** Reads page files back. */
-export interface PageFileSource {
-  /**
-   * The payload's bytes (valid until the next read), or null when the file
-   * is missing, unreadable or of another length. `next` names the file to
-   * be read after this one, which a source may start opening meanwhile.
-   */
-  read(ref: PayloadFile, next?: PayloadFile): Promise<Uint8Array | null>;
-  /** Lets go of a file opened ahead for a read that will not come. */
-  close?(): void;
-}
-
-/** Both: a store that brings its own folder for page files (the durable Node store). */
-export type PageFileStore = PageFileWriter & PageFileSource;
 
 /** The part of a sync access handle used here (dedicated workers only, so not in TypeScript's DOM library). */
 interface SyncAccessHandle {
@@ -132,8 +101,8 @@ export class PageFiles implements PageFileWriter {
  * Reads page files of database `name` one at a time into a buffer reused
  * from page to page (each page is copied into the index before the next is
  * read). Opening a file takes two trips to the browser process (its handle,
- * then a sync access handle), which an open of 50 pages spent about 250 ms
- * of the worker's time idle on; so while one page is read and loaded, the
+ * then a sync access handle), which an open waited out idle for every
+ * page; so while one page is read and loaded, the
  * next one named is being opened.
  */
 export class PageFileReader implements PageFileSource {
@@ -206,12 +175,6 @@ interface OpenedFile {
 
 async function closeOpened(opened: Promise<OpenedFile | null>): Promise<void> {
   (await opened)?.handle?.close();
-}
-
-/** Whether `payload` names a page file (rather than being a Blob). */
-export function isPayloadFile(payload: unknown): payload is PayloadFile {
-  const ref = payload as Partial<PayloadFile> | null;
-  return typeof ref === 'object' && ref !== null && typeof ref.file === 'string' && Number.isSafeInteger(ref.bytes) && ref.bytes! >= 0;
 }
 
 /**

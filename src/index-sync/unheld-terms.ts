@@ -1,8 +1,8 @@
-import type { EngramDatabase } from '../../store/database.js';
-import { memoryKinds, type StoredMemory } from '../../memories/registry.js';
-import type { MemoryIndex } from '../memory-index.js';
-import { docTermsAt, readTermLists, termListsOfTokens, type DocTerms } from '../term-lists.js';
-import { tokenize } from '../tokenize.js';
+import type { EngramDatabase } from '../store/database.js';
+import { memoryKinds, type StoredMemory } from '../memories/registry.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { docTermsAt, readTermLists, termListsOfTokens, type DocTerms } from '../search/term-lists.js';
+import { tokenize } from '../text/tokenize.js';
 import type { SnapshotHeader, SnapshotRow } from './index-snapshot.js';
 import type { SnapshotPage, TermSource } from './snapshot-page.js';
 
@@ -12,8 +12,8 @@ import type { SnapshotPage, TermSource } from './snapshot-page.js';
  * is stored: a memory whose text did not change since (the same
  * fingerprint) has the same terms, so a page dirtied by access times or
  * metadata is saved again from one row, not 2,048 records (reading the
- * records made a save at close() of a 100k store whose every page a
- * session of recalls had touched outlast close()'s 10 s in Chromium). The
+ * records made a save at close() of a large store whose every page a
+ * session of recalls had touched outlast close()'s deadline). The
  * rest (a text changed, the page was of another layout) are read from
  * their records in one read transaction, and left out if their text is not
  * the one the index holds (a write not applied yet: the page is then not

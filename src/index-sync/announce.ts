@@ -3,10 +3,10 @@ import type { VectorBlock } from '../schema/records.js';
 import type { TaskRecord } from '../schema/task.js';
 import { applyDeleted, applyTask, applyWritten, type WrittenMemory } from '../search/apply-changes.js';
 import type { MemoryIndex } from '../search/memory-index.js';
-import type { ChangeMessage } from '../search/persistence/change-signal.js';
+import type { ChangeMessage } from './change-signal.js';
 import type { ChangeEvent, ChangeTable } from '../telemetry/events.js';
-import type { ChangeListener, RowChange } from './change-feed.js';
-import { vectorAt } from './vector-blocks.js';
+import type { ChangeListener, RowChange } from '../store/change-feed.js';
+import { vectorAt } from '../store/vector-blocks.js';
 
 export interface AnnounceTargets {
   /** The memory index behind recall. */

@@ -1,8 +1,9 @@
-import type { EngineContext } from '../../engine-context.js';
-import type { IndexObserver } from '../memory-index.js';
-import { nextTask, unrefTimer } from '../../timers.js';
+import type { EngineContext } from '../engine-context.js';
+import type { IndexObserver } from '../search/memory-index.js';
+import { nextTask, unrefTimer } from '../timers.js';
 import { saveSnapshot, SnapshotPages } from './index-snapshot.js';
-import { PageFiles, type PageFileWriter } from './page-files.js';
+import type { PageFileWriter } from '../store/page-file-store.js';
+import { PageFiles } from './page-files.js';
 
 export interface SnapshotWriterOptions {
   /** Quiet time after the last index change before saving (ms). */
@@ -125,10 +126,10 @@ export class SnapshotWriter implements IndexObserver {
 
   /**
    * Between two pages of a save: waits until calls have paused for
-   * PAUSE_MS. Encoding and storing a page of 2,048 memories is tens of
-   * milliseconds of the engine's thread; a save that went on while recalls
-   * came back to back (a reopened 100k store saving the pages its replay had
-   * dirtied) stalled them by 190–490 ms. So a save yields to calls and goes
+   * PAUSE_MS. Encoding and storing a page of 2,048 memories holds the
+   * engine's thread for a while; a save that went on while recalls came back
+   * to back (a reopened store saving the pages its replay had dirtied)
+   * stalled each of them behind page after page. So a save yields to calls and goes
    * on in their pauses (and at once when stopping: close() flushes after
    * the last call).
    */

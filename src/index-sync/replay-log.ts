@@ -1,8 +1,8 @@
-import { memoryKinds, searchFormOf, type StoredMemory } from '../../memories/registry.js';
-import type { EngramDatabase } from '../../store/database.js';
-import type { IndexLogRow } from '../../schema/records.js';
-import { vectorAt } from '../../store/vector-blocks.js';
-import type { IndexDoc } from '../index-doc.js';
+import { memoryKinds, searchFormOf, type StoredMemory } from '../memories/registry.js';
+import type { EngramDatabase } from '../store/database.js';
+import type { IndexLogRow } from '../schema/records.js';
+import { vectorAt } from '../store/vector-blocks.js';
+import type { IndexDoc } from '../search/index-doc.js';
 
 /**
  * The write log's rows from mark `from` to mark `to`, transaction after

@@ -1,10 +1,10 @@
-import type { IndexBatch, MemoryIndex } from '../memory-index.js';
-import type { IndexDoc } from '../index-doc.js';
-import { encodeDocs, readColumns, type DocColumns } from '../doc-columns.js';
-import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../term-lists.js';
-import { tokenize } from '../tokenize.js';
-import { textFingerprint } from '../text-fingerprint.js';
-import type { PayloadFile } from './page-files.js';
+import type { IndexBatch, MemoryIndex } from '../search/memory-index.js';
+import type { IndexDoc } from '../search/index-doc.js';
+import { encodeDocs, readColumns, type DocColumns } from '../search/doc-columns.js';
+import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../search/term-lists.js';
+import { tokenize } from '../text/tokenize.js';
+import { textFingerprint } from '../search/text-fingerprint.js';
+import type { PayloadFile } from '../store/page-file-store.js';
 
 /**
  * One page of the index snapshot (index-snapshot.ts): up to PAGE_SIZE
@@ -17,8 +17,8 @@ import type { PayloadFile } from './page-files.js';
  * - the texts' index terms (search/term-lists.ts), from which the keyword
  *   postings are built without tokenising the texts again, and the texts'
  *   fingerprints (search/text-fingerprint.ts), which is all the index keeps
- *   of a loaded memory's text; not the texts, which were a third of the
- *   bytes and most of the time of reading the pages (a page whose lists
+ *   of a loaded memory's text; not the texts, a string each, which made up
+ *   much of a page's bytes and of the time to read it (a page whose lists
  *   this engram cannot read, from another tokenizer version, is not used:
  *   the open reads the records);
  * - the vectors end to end, which the index copies into its matrix in one go;
@@ -31,8 +31,8 @@ import type { PayloadFile } from './page-files.js';
  * private file system where the engine can write one (page-files.ts: a
  * dedicated worker), else a Blob, which IndexedDB hands back as a handle
  * whose `arrayBuffer()` gives the bytes without the copy that deserialising
- * a typed array inside the value costs (52 MB on disk in Chromium: about
- * 90 ms from files, 500 ms as Blobs, 1.1 s as typed arrays). The floats are
+ * a typed array inside the value costs (`npm run bench:payloads` compares
+ * files, Blobs and typed arrays). The floats are
  * in the platform's byte order: a snapshot is read back on the device that
  * wrote it.
  */
@@ -52,9 +52,9 @@ export interface SnapshotPage {
 
 /**
  * Memories read and tokenised per step of `encodePage` (a quarter of a
- * page). A whole page at once was one task of 30–40 ms of the engine's
- * thread (its vectors read, its documents built, its texts tokenised), which
- * a recall arriving meanwhile waited for; a step is a few milliseconds.
+ * page). A whole page at once was one long task of the engine's thread (its
+ * vectors read, its documents built, its texts tokenised), which a recall
+ * arriving meanwhile waited for; a step is a quarter of that.
  */
 const ENCODE_STEP = 512;
 
