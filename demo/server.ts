@@ -9,7 +9,7 @@
  * (default ../shared/models when it exists).
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createProxyHandler, toNodeHandler } from '../src/server.js';
@@ -23,6 +23,8 @@ export interface DemoServerOptions {
   modelsDir?: string;
   /** OpenAI-compatible upstream for chat and extraction; none = offline mode. */
   upstream?: { baseURL: string; apiKey?: string; model: string };
+  /** A sync hub to serve at `/sync/` on the page's own origin (createSyncHandler through toNodeHandler). */
+  sync?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -48,6 +50,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         res.writeHead(503, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { reason: 'no_llm', message: 'This demo server has no LLM configured.' } }));
       }
+    } else if (options.sync && path.startsWith('/sync/')) {
+      options.sync(req, res);
     } else if (path.startsWith('/models/')) serveStatic(res, modelsDir, path.slice('/models/'.length));
     else if (path.startsWith('/ort/')) serveStatic(res, ortDir, path.slice('/ort/'.length));
     else serveStatic(res, pageDir, path === '/' ? 'index.html' : path.slice(1));

@@ -20,6 +20,10 @@ import { SnapshotWriter } from '../index-sync/snapshot-writer.js';
 import { resolveRanking } from '../search/ranking.js';
 import { runtimeTimeZone } from '../time/zone.js';
 import { announcer } from '../index-sync/announce.js';
+import { captureLocalWrites } from '../replication/capture.js';
+import { EngineReplica } from '../replication/engine-replica.js';
+import { REPLICA_TABLES } from '../replication/replica-records.js';
+import { SYNCED_TABLES } from '../replication/synced-kinds.js';
 import { createCommit } from '../store/commit.js';
 import { EngramDatabase } from '../store/database.js';
 import { toStorageError } from '../store/transaction-errors.js';
@@ -96,15 +100,18 @@ export function eventSink(hooks: EngineHooks): (event: EngramEvent) => void {
 
 /** What every operation works with: the store and its commit path, the embedder, the index, the settings, the clock. */
 export function buildContext(config: EngineConfig, hooks: EngineHooks, db: EngramDatabase, embedder: Embedder, emit: (event: EngramEvent) => void): EngineContext {
+  const now = hooks.clock ?? Date.now;
+  // Sync's outbox is written in the transaction of every commit over a synced kind (replication/capture.ts).
+  const syncCapture = { tables: REPLICA_TABLES, when: SYNCED_TABLES, run: (tx: Parameters<typeof captureLocalWrites>[0], written: Parameters<typeof captureLocalWrites>[1], options: { remote?: ReadonlySet<string> }) => captureLocalWrites(tx, written, options.remote, now) };
   return {
     db,
-    commit: createCommit(db, emit),
+    commit: createCommit(db, emit, syncCapture),
     embedder,
     index: new MemoryIndex(embedder.dimension),
     lifecycle: resolveLifecycle(config.lifecycle),
     ranking: resolveRanking(config.ranking),
     timeZone: config.timeZone ?? runtimeTimeZone(),
-    now: hooks.clock ?? Date.now,
+    now,
     emit,
   };
 }
@@ -206,5 +213,6 @@ export function assembleParts(config: EngineConfig, hooks: EngineHooks, ctx: Eng
     stopKeywordWarmup: buildKeywordsInBackground(ctx.index, () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
     closing: work.closing,
     aborts: new CallAborts(),
+    replica: () => new EngineReplica(ctx),
   };
 }

@@ -19,6 +19,7 @@ import type { SnapshotWriter } from '../index-sync/snapshot-writer.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { TurnStore } from '../memories/turns/turn-store.js';
+import type { EngineReplica } from '../replication/engine-replica.js';
 
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */
 export interface EngineConfig extends EngineSettings {
@@ -71,4 +72,6 @@ export interface EngineParts {
   closing: AbortController;
   /** The app's AbortSignals of cancellable calls (observe, recall, idle), by call id. */
   aborts: CallAborts;
+  /** Sync's side of the store (replication/engine-replica.ts): one per call, as it keeps a batch's state while applying it. */
+  replica(): EngineReplica;
 }

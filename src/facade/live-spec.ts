@@ -17,7 +17,12 @@ export const liveQuerySchema = z.union([
   z.strictObject({ episodes: episodeListQuery }),
   z.strictObject({ tasks: taskListQuery }),
   z.strictObject({ turns: turnListQuery }),
+  /** Sync's status (`memory.sync.status`), re-read on every `sync` event. */
+  z.strictObject({ sync: z.strictObject({}) }),
 ]);
+
+/** The user id the sync-status query listens for: no real user can have it (ids have no control characters). */
+const SYNC_STATUS = '\u0000sync';
 
 /** What `memory.live()` takes (the schema's input: the user and other defaults may be left out). */
 export type LiveQuerySpec = z.input<typeof liveQuerySchema>;
@@ -36,6 +41,11 @@ export function liveQueryOf(memory: Memory, spec: z.output<typeof liveQuerySchem
   }
   if ('facts' in spec) return new LiveQuery(() => memory.facts.list(spec.facts), spec.facts.userId, onChange, ['facts']);
   if ('episodes' in spec) return new LiveQuery(() => memory.episodes.list(spec.episodes), spec.episodes.userId, onChange, ['episodes']);
+  if ('sync' in spec) {
+    // Not a user's data: every `sync` event is a change to it (as a change event of no user that this query alone listens for).
+    const onSync = (listener: (event: ChangeEvent) => void) => memory.on('sync', () => listener({ type: 'change', written: [], deleted: [], userIds: [SYNC_STATUS], tables: [] }));
+    return new LiveQuery(async () => memory.sync.status, SYNC_STATUS, onSync);
+  }
   if ('turns' in spec) return new LiveQuery(() => memory.turns.list(spec.turns), spec.turns.userId, onChange, ['turns']);
   return new LiveQuery(() => memory.tasks.list(spec.tasks), spec.tasks.userId, onChange, ['tasks', 'steps']);
 }

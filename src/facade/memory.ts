@@ -43,6 +43,8 @@ import { liveQueryOf, liveQuerySchema, type LiveQuerySpec } from './live-spec.js
 import { refuseContentScript } from './page-origin-guard.js';
 import { estimateStorage, persistStorage } from './storage-manager.js';
 import { Task } from './task-handle.js';
+import { MemorySync } from './memory-sync.js';
+import type { SyncStatus } from '../schema/sync-options.js';
 
 export type { LiveQuerySpec } from './live-spec.js';
 
@@ -61,11 +63,21 @@ export interface AddManyFacts {
 export class Memory {
   private closed = false;
 
+  /**
+   * Sync with other devices through a hub (docs/sync.md): `start(options?)`,
+   * `stop()`, `now()` (one round), and `status` (also the `sync` event and
+   * `live({ sync: {} })`). Options come from `createMemory({ sync })` or `start()`.
+   */
+  readonly sync: MemorySync;
+
   private constructor(
     private readonly connection: Connection,
     private readonly emitter: Emitter,
     private readonly taskBuffering: { flushAt: number; flushIntervalMs: number },
-  ) {}
+    storeName: string,
+  ) {
+    this.sync = new MemorySync(connection.engine, emitter, storeName);
+  }
 
   /** @internal use `createMemory()`; `openDurable` is the build's (see ./durable-opener.ts). */
   static async create(options: MemoryOptions, openDurable: DurableOpener = noDirectory): Promise<Memory> {
@@ -73,7 +85,17 @@ export class Memory {
     refuseContentScript(opts.allowPageOrigin);
     const emitter = new Emitter();
     const connection = await connect(opts, openDurable, emitter);
-    return new Memory(connection, emitter, { flushAt: opts.tasks?.flushAt ?? 50, flushIntervalMs: opts.tasks?.flushIntervalMs ?? 5000 });
+    const memory = new Memory(connection, emitter, { flushAt: opts.tasks?.flushAt ?? 50, flushIntervalMs: opts.tasks?.flushIntervalMs ?? 5000 }, opts.name);
+    if (opts.sync) {
+      try {
+        memory.sync.configure(opts.sync);
+        if (opts.sync.autoStart !== false) await memory.sync.start();
+      } catch (error) {
+        await memory.close();
+        throw error;
+      }
+    }
+    return memory;
   }
 
   /** Episodes: "what happened, what we learned". */
@@ -259,7 +281,7 @@ export class Memory {
    * A query that stays current (see `LiveQuery`): it re-runs whenever a
    * committed change touches its user, in this tab or another. One of
    * `{ recall: text, options }`, `{ facts: query }`, `{ episodes: query }`,
-   * `{ turns: query }`, `{ tasks: { userId, limit } }`. Recall runs with `touch: false` (a UI
+   * `{ turns: query }`, `{ tasks: { userId, limit } }`, `{ sync: {} }` (sync's status). Recall runs with `touch: false` (a UI
    * watching memories does not make them more recent).
    */
   live(query: { recall: string; options?: RecallOptions }): LiveQuery<RecallHit[]>;
@@ -267,6 +289,7 @@ export class Memory {
   live(query: { episodes: EpisodeListQuery }): LiveQuery<Episode[]>;
   live(query: { tasks: { userId?: string; limit?: number } }): LiveQuery<TaskRecord[]>;
   live(query: { turns: TurnListQuery }): LiveQuery<Turn[]>;
+  live(query: { sync: Record<string, never> }): LiveQuery<SyncStatus>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   live(query: LiveQuerySpec): LiveQuery<any> {
     const spec = parseInput(liveQuerySchema, query, 'live');
@@ -293,6 +316,7 @@ export class Memory {
     const parsed = parseInput(closeOptionsSchema, options, 'close');
     if (this.closed) return;
     this.closed = true;
+    await this.sync.stop();
     await this.connection.shutdown(parsed);
     this.emitter.clear();
   }

@@ -9,6 +9,7 @@ import { PORTABILITY_OPERATIONS } from './portability.js';
 import { PROFILE_OPERATIONS } from './profile.js';
 import { pruneNow } from './prune.js';
 import { recallMemories } from './recall.js';
+import { SYNC_OPERATIONS } from './sync.js';
 import { TASK_OPERATIONS } from './tasks.js';
 import { TURN_OPERATIONS } from './turns.js';
 
@@ -31,6 +32,7 @@ export const OPERATIONS = [
   ...PORTABILITY_OPERATIONS,
   ...INSPECT_OPERATIONS,
   waitForIdle,
+  ...SYNC_OPERATIONS,
 ] as const satisfies readonly AnyOperation[];
 
 export type TableOperation = (typeof OPERATIONS)[number];

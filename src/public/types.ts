@@ -34,7 +34,13 @@ export type {
   ChangeTable,
   JobEvent,
   ExtractionEvent,
+  SyncEvent,
 } from '../telemetry/events.js';
+export type { SyncOptions, SyncStatus } from '../schema/sync-options.js';
+export type { MemorySync } from '../facade/memory-sync.js';
+export type { SyncRoundResult } from '../replication/sync-round.js';
+export type { SyncKeyInput } from '../replication/sync-key.js';
+export type { HubClientOptions } from '../replication/hub-client.js';
 export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from '../llm/types.js';
 export type { OpenAICompatibleOptions } from '../llm/openai-compatible.js';
 export type { HttpProxyOptions } from '../llm/http-proxy.js';

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { base64UrlLength } from './base64url.js';
 import { deviceIdSchema } from './device-id.js';
 import { hlcSchema } from './hlc.js';
+import { MAX_PUSH_ROWS } from '../schema/hub-client-options.js';
 
 /**
  * The sync wire protocol, version 1: what a device sends a hub and what the
@@ -73,8 +74,7 @@ export type SealedRow = z.infer<typeof sealedRowSchema>;
 export const pulledRowSchema = z.strictObject({ ...sealedRowSchema.shape, cursor: cursorSchema });
 export type PulledRow = z.infer<typeof pulledRowSchema>;
 
-/** The most rows one push may carry (the hub's default; a hub may set a lower one). */
-export const MAX_PUSH_ROWS = 1000;
+export { MAX_PUSH_ROWS } from '../schema/hub-client-options.js';
 
 export const pushRequestSchema = z.strictObject({
   protocol: z.literal(SYNC_PROTOCOL_VERSION),

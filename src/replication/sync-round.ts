@@ -6,6 +6,7 @@ import { initialPullState } from './pull-state.js';
 import { sealChange } from './seal.js';
 import { spaceTag, type SyncKey } from './sync-key.js';
 
+/** What one round of sync did (`memory.sync.now()`). */
 export interface SyncRoundResult {
   /** Rows sent to the hub (including ones it already had). */
   pushed: number;

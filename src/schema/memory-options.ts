@@ -6,6 +6,7 @@ import { captureOptionsSchema, extractionOptionsSchema, factOptionsSchema } from
 import { tasksOptionsSchema } from './task.js';
 import { turnOptionsSchema } from './turn-options.js';
 import type { LLMProvider } from '../llm/types.js';
+import { syncOptionsSchema } from './sync-options.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
 
@@ -78,6 +79,8 @@ export const memoryOptionsSchema = z.strictObject({
   onProgress: z.optional(fn('progress listener')),
   /** Injectable clock (epoch ms), for tests of time-based rules. In-process only. */
   clock: z.optional(fn('() => number')),
+  /** Sync with other devices through a hub (docs/sync.md): `{ remote, key, space, intervalMs?, autoStart? }`; see `memory.sync`. */
+  sync: z.optional(syncOptionsSchema),
 });
 
 /**

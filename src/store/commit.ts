@@ -2,6 +2,7 @@ import Dexie, { type Transaction } from 'dexie';
 import { ValidationError } from '../errors.js';
 import type { StoredRecord, VectoredKind } from '../memories/registry.js';
 import type { EngramEvent } from '../telemetry/events.js';
+import type { RowChange } from './change-feed.js';
 import type { EngramDatabase } from './database.js';
 import { storedRecord } from './read-record.js';
 import { toStorageError } from './transaction-errors.js';
@@ -24,6 +25,9 @@ export type CommitPart = VectoredKind<never> | TableName;
 /** The typed events a write may report besides `change` (which the change feed announces by itself). */
 export type WriteEvent = Exclude<EngramEvent, { type: 'change' }>;
 
+/** The write events kept as audit rows too (`events`, by user): all but sync's status. */
+export type AuditedEvent = Extract<WriteEvent, { userId: string }>;
+
 /** The vectors of records written together: by position (undefined: none given), or by id. */
 export type RecordVectors = readonly (Float32Array | undefined)[] | ReadonlyMap<string, Float32Array>;
 
@@ -42,7 +46,7 @@ export interface CommitScope {
   /** The stored record of a kind, or NotFoundError. */
   get<R extends StoredRecord>(kind: VectoredKind<R>, id: string): Promise<R>;
   /** Keeps `event` as an audit row (`events`, which the body declares) written `at`, and emits it once committed. */
-  audit(event: WriteEvent, at: number): Promise<void>;
+  audit(event: AuditedEvent, at: number): Promise<void>;
   /** A typed event (dedup, eviction, ...) to emit once the transaction has committed. */
   emit(event: WriteEvent): void;
   /** Work to start once the transaction has committed (e.g. scheduling the job it queued). */
@@ -52,6 +56,23 @@ export interface CommitScope {
 export interface CommitOptions {
   /** Access-time bookkeeping: the indexes mirror it, but no `change` event or cross-tab signal is sent. */
   quiet?: boolean;
+  /**
+   * Rows (`table\u0000key`) this commit applies from another replica: the
+   * hook does not capture them as this device's changes, so they are not
+   * pushed back (replication/capture.ts).
+   */
+  remote?: ReadonlySet<string>;
+}
+
+/**
+ * Work that runs inside every non-quiet commit's transaction, after its
+ * body, over the rows it wrote: sync's outbox (replication/capture.ts).
+ * `tables` join the transaction of any commit over one of `when`.
+ */
+export interface CommitHook {
+  tables: readonly string[];
+  when: readonly string[];
+  run(tx: Transaction, written: readonly RowChange[], options: CommitOptions): Promise<void>;
 }
 
 /**
@@ -72,23 +93,32 @@ export interface CommitOptions {
  */
 export type Commit = <T>(operation: string, parts: readonly CommitPart[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
 
-/** The tables a commit over `parts` runs in. */
-export function tablesOf(parts: readonly CommitPart[]): string[] {
-  return withIdSpace([...new Set(parts.flatMap((part) => (typeof part === 'string' ? [part] : [part.table, 'vectorBlocks'])))]);
+/** The tables `parts` name: a kind's table and the vector blocks, or a table by name. */
+function declaredTables(parts: readonly CommitPart[]): string[] {
+  return [...new Set(parts.flatMap((part) => (typeof part === 'string' ? [part] : [part.table, 'vectorBlocks'])))];
 }
 
-export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void): Commit {
+/** The tables a commit over `parts` runs in (before any commit hook's). */
+export function tablesOf(parts: readonly CommitPart[]): string[] {
+  return withIdSpace(declaredTables(parts));
+}
+
+export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void, hook?: CommitHook): Commit {
   return async (operation, parts, body, options = {}) => {
+    const declared = declaredTables(parts);
+    const hooked = hook && !options.quiet && declared.some((name) => hook.when.includes(name));
+    const inScope = hooked ? [...new Set<string>([...withIdSpace(declared), ...hook.tables])] : withIdSpace(declared);
     const events: WriteEvent[] = [];
     const after: (() => void)[] = [];
     const scope = commitScope(db, operation, parts, events, after);
     let result;
     try {
-      result = await db.transaction('rw', tablesOf(parts).map((name) => db.table(name)), async (tx) => {
+      result = await db.transaction('rw', inScope.map((name) => db.table(name)), async (tx) => {
         if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
         const value = await body(scope);
         // Access-time bookkeeping (quiet) only rewrites stored rows under their own ids.
         if (!options.quiet) await refuseSharedIds(db, tx);
+        if (hooked) await hook.run(tx, db.changes.written(tx.idbtrans as never), options);
         return value;
       });
     } catch (error) {

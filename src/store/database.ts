@@ -12,9 +12,10 @@ import { packBlocks } from './vector-blocks.js';
 import { middlewaresOf } from './factory-middlewares.js';
 import { memoryKinds } from '../memories/registry.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
+import type { SyncOutboxRow, SyncVersion } from '../replication/replica-records.js';
 
 /** The last published schema version. */
-const LATEST_VERSION = 6;
+const LATEST_VERSION = 7;
 
 /**
  * The IndexedDB schema. Each `version()` is a migration: never edit a
@@ -46,6 +47,10 @@ export class EngramDatabase extends Dexie {
   snapshot!: Table<SnapshotRow, string>;
   /** The memories each write since the last snapshot save wrote (see write-mark.ts): what an open replays onto a lagging snapshot. */
   indexLog!: Table<IndexLogRow, number>;
+  /** Sync: local changes the hub does not hold yet, one per record (replication/replica-records.ts). */
+  syncOutbox!: Table<SyncOutboxRow, string>;
+  /** Sync: each record's latest version clock, tombstones included (replication/replica-records.ts). */
+  syncVersions!: Table<SyncVersion, string>;
   /** Which committed write the store is at (see write-mark.ts); the index snapshot is valid only at the same mark. */
   readonly writeMark: WriteMark;
   /** Every committed transaction's rows (see change-feed.ts): how the indexes and the app hear of each write. */
@@ -90,6 +95,8 @@ export class EngramDatabase extends Dexie {
     version(5, { turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
     // v6: the log of writes since the index snapshot (see write-mark.ts), so a snapshot that lags (a tab killed before it was saved) is replayed, not rebuilt.
     version(6, { indexLog: '++seq' });
+    // v7: sync's outbox (by record, ordered by sequence) and version clocks (see replication/replica-records.ts).
+    version(7, { syncOutbox: 'key, seq', syncVersions: 'key' });
     // A memory kind no published version declares (one registered beyond engram's own: memories/registry.ts) has the table its kind describes.
     const unpublished = memoryKinds().filter((kind) => !published.has(kind.table));
     if (unpublished.length > 0) this.version(LATEST_VERSION + 1).stores(Object.fromEntries(unpublished.map((kind) => [kind.table, kind.indexes])));

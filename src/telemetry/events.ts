@@ -1,3 +1,5 @@
+import type { SyncStatus } from '../schema/sync-options.js';
+
 /**
  * Typed events emitted by engram. `memory.on(type, listener)` subscribes;
  * the same events are kept in the `events` table for auditing.
@@ -74,8 +76,14 @@ export interface ExtractionEvent {
   hasEpisode: boolean;
 }
 
+/** Sync's status changed (`memory.sync.status`): its state, pending changes, last success and last error. */
+export interface SyncEvent {
+  type: 'sync';
+  status: SyncStatus;
+}
+
 /** Every event `memory.on(type, listener)` can deliver. */
-export type EngramEvent = EpisodeEvent | DedupEvent | EvictionEvent | ChangeEvent | JobEvent | ExtractionEvent;
+export type EngramEvent = EpisodeEvent | DedupEvent | EvictionEvent | ChangeEvent | JobEvent | ExtractionEvent | SyncEvent;
 /** The event names of `memory.on`: `episode`, `dedup`, `eviction`, `change`, `job`, `extraction`. */
 export type EngramEventType = EngramEvent['type'];
 export type EventOf<T extends EngramEventType> = Extract<EngramEvent, { type: T }>;

@@ -11,6 +11,7 @@ import { PORTABILITY_HANDLERS } from './portability.js';
 import { PROFILE_HANDLERS } from './profile.js';
 import { PRUNE_HANDLERS } from './prune.js';
 import { RECALL_HANDLERS } from './recall.js';
+import { SYNC_HANDLERS } from './sync.js';
 import { TASK_HANDLERS } from './tasks.js';
 import { TURN_HANDLERS } from './turns.js';
 
@@ -32,6 +33,7 @@ export const HANDLERS = {
   ...PORTABILITY_HANDLERS,
   ...INSPECT_HANDLERS,
   ...IDLE_HANDLERS,
+  ...SYNC_HANDLERS,
 } satisfies HandlersOf<typeof OPERATIONS>;
 
 /** What an operation's handler resolves to: what the facade's method returns. */

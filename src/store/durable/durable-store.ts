@@ -232,9 +232,9 @@ function rowsOf(image: StoreImage | null): number {
  * IndexedDB versions (Dexie's schema version × 10) whose upgrade only adds
  * object stores: an image written under the version before has rows for
  * stores that are unchanged, so it loads as it is (and the next compaction
- * writes it under the new version). v5 adds `turns`, v6 `indexLog`.
+ * writes it under the new version). v5 adds `turns`, v6 `indexLog`, v7 sync's `syncOutbox` and `syncVersions`.
  */
-const ADDITIVE_VERSIONS: ReadonlySet<number> = new Set([50, 60]);
+const ADDITIVE_VERSIONS: ReadonlySet<number> = new Set([50, 60, 70]);
 
 export function loadsAsIs(stored: number, current: number): boolean {
   if (stored > current) return false;
