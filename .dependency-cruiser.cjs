@@ -6,12 +6,14 @@
  */
 const LAYERS = [
   { name: 'foundations', paths: ['errors\\.ts', 'ids\\.ts', 'timers\\.ts', 'lazy-chunk\\.ts', 'default-model-files\\.ts', 'text/', 'public/'] },
-  { name: 'schemas and time', paths: ['schema/', 'time/'] },
+  // A record's index document and indexed text are pure functions of the record (schema and time only): the registry of memory kinds declares them.
+  { name: 'schemas and time', paths: ['schema/', 'time/', 'search/index-doc\\.ts', 'search/indexed-text\\.ts'] },
   { name: 'services', paths: ['llm/', 'embed/', 'jobs/', 'telemetry/', 'rpc/'] },
-  { name: 'store', paths: ['store/'] },
-  { name: 'search core', paths: ['search/'] },
+  // The registry of memory kinds (its tables, schemas, indexes) is what the store, the change feed and the id space are built from.
+  { name: 'store', paths: ['store/', 'memories/registry\\.ts', 'memories/memory-kind\\.ts'] },
+  { name: 'search core', paths: ['search/(?!index-doc\\.ts|indexed-text\\.ts)'] },
   { name: 'index upkeep', paths: ['index-sync/'] },
-  { name: 'memory features', paths: ['facts/', 'turns/', 'lifecycle/', 'memories/', 'retention/', 'recall/', 'tasks/', 'extract/', 'portability/', 'replication/', 'users/', 'engine-context\\.ts'] },
+  { name: 'memory features', paths: ['facts/', 'turns/', 'lifecycle/', 'memories/(?!registry\\.ts|memory-kind\\.ts)', 'retention/', 'recall/', 'tasks/', 'extract/', 'portability/', 'replication/', 'users/', 'engine-context\\.ts'] },
   { name: 'operations', paths: ['operations/'] },
   { name: 'engine', paths: ['engine/', 'engine\\.ts'] },
   { name: 'entry points', paths: ['facade/', 'extension/', 'hub/', 'ai/', 'langchain/', 'cli/', 'index\\.ts', 'index\\.node\\.ts', 'server\\.ts', 'transformers\\.ts'] },

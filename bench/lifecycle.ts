@@ -6,7 +6,7 @@
  * off and a cap that is never reached, on the same stored data.
  */
 import type { Memory } from '../src/index.js';
-import { buildEpisode } from '../src/lifecycle/write-episode.js';
+import { buildEpisode } from '../src/memories/episodes/write-episode.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, serializeExport } from '../src/portability/export-format.js';
 import { benchMemory, median, percentile } from './support.js';
 import { syntheticTexts } from './synthetic.js';
@@ -26,9 +26,7 @@ function storedEpisodes(n: number, now: number): string {
   );
   return serializeExport({
     header: { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now, userId: null, embedder: null },
-    episodes,
-    facts: [],
-    turns: [],
+    memories: new Map([['episode', episodes]]),
     profiles: [],
     tasks: [],
     steps: [],

@@ -1,5 +1,5 @@
 import type { Embedder } from './schema/embedder.js';
-import type { ResolvedLifecycle } from './lifecycle/resolve-lifecycle.js';
+import type { ResolvedLifecycle } from './memories/episodes/resolve-lifecycle.js';
 import type { Ranking } from './search/ranking.js';
 import type { MemoryIndex } from './search/memory-index.js';
 import type { Commit, WriteEvent } from './store/commit.js';

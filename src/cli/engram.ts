@@ -29,6 +29,7 @@ import { openDurableStore } from '../store/durable/durable-store.js';
 import { repairStore, type RepairReport } from '../store/durable/repair-store.js';
 import { storeFolderName } from '../store/durable/store-name.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
+import { memoryKinds, type StoredMemory } from '../memories/registry.js';
 import { HUB_USAGE, runHubCommand } from './hub.js';
 import { locateStore } from './locate-store.js';
 import { CliFailure, UsageError } from './cli-errors.js';
@@ -48,9 +49,9 @@ async function readStore(dir: string, name: string) {
       row[type] = (row[type] ?? 0) + 1;
       counts.set(userId, row);
     };
-    await db.facts.each((f) => count(f.userId, f.supersededBy ? 'facts (retired)' : 'facts'));
-    await db.episodes.each((e) => count(e.userId, 'episodes'));
-    await db.turns.each((t) => count(t.userId, 'turns'));
+    for (const kind of memoryKinds()) {
+      await db.table(kind.table).each((record: StoredMemory) => count(record.userId, kind.retired?.(record) ? `${kind.table} (retired)` : kind.table));
+    }
     await db.tasks.each((t) => count(t.userId, 'tasks'));
     await db.patterns.each((p) => count(p.userId, 'patterns'));
     await db.profiles.each((p) => count(p.userId, 'profiles'));
@@ -134,7 +135,8 @@ const COMMAND_RUNNERS: Record<CommandName, Runner> = {
     console.log(
       `store "${name}" in ${dir}: embedder ${stamp ? `${stamp.id} (${stamp.dimension}-d)` : 'none yet'}; ${opened.replayed} journal records replayed at open${opened.tornBytes ? `, ${opened.tornBytes} bytes of torn tail left out` : ''}`,
     );
-    const types = ['facts', 'facts (retired)', 'episodes', 'turns', 'tasks', 'patterns', 'profiles'];
+    // Every memory kind's table (and its retired versions, where it keeps them: memories/registry.ts), then the engine's own.
+    const types = [...memoryKinds().flatMap((kind) => (kind.retired ? [kind.table, `${kind.table} (retired)`] : [kind.table])), 'tasks', 'patterns', 'profiles'];
     const rows = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([user, row]) => [user, ...types.map((t) => String(row[t] ?? 0))]);
     printTable(['user', ...types], rows);
     console.log(`task steps: ${steps}; queued jobs: ${jobs}`);

@@ -4,12 +4,12 @@ import type { EngineContext } from '../engine-context.js';
 import { ValidationError } from '../errors.js';
 import { resolveExtraction, type ResolvedExtraction } from '../extract/resolve-extraction.js';
 import { EPISODE_JOB, episodeJobHandler } from '../extract/stage2.js';
-import { FactStore } from '../facts/fact-store.js';
+import { FactStore } from '../memories/facts/fact-store.js';
 import { CallAborts } from '../jobs/call-aborts.js';
 import { CallTracker } from '../jobs/call-tracker.js';
 import { JobQueue } from '../jobs/queue.js';
-import { EpisodeStore } from '../lifecycle/episode-store.js';
-import { resolveLifecycle } from '../lifecycle/resolve-lifecycle.js';
+import { EpisodeStore } from '../memories/episodes/episode-store.js';
+import { resolveLifecycle } from '../memories/episodes/resolve-lifecycle.js';
 import { AccessTimes } from '../recall/access-times.js';
 import { buildKeywordsInBackground } from '../search/keyword-warmup.js';
 import { MemoryIndex } from '../search/memory-index.js';
@@ -29,8 +29,8 @@ import { EngramDatabase } from '../store/database.js';
 import { toStorageError } from '../store/transaction-errors.js';
 import { PATTERN_JOB, patternJobHandler, TaskStore } from '../tasks/task-store.js';
 import type { EngramEvent } from '../telemetry/events.js';
-import { resolveTurnPolicy } from '../turns/turn-policy.js';
-import { TurnStore } from '../turns/turn-store.js';
+import { resolveTurnPolicy } from '../memories/turns/turn-policy.js';
+import { TurnStore } from '../memories/turns/turn-store.js';
 import type { EngineConfig, EngineHooks, EngineParts } from './parts.js';
 
 /**

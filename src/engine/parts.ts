@@ -2,11 +2,11 @@ import type { Embedder, ProgressListener } from '../schema/embedder.js';
 import type { TransformersEmbedderOptions } from '../embed/transformers-embedder.js';
 import type { EngineContext } from '../engine-context.js';
 import type { ResolvedExtraction } from '../extract/resolve-extraction.js';
-import type { FactStore } from '../facts/fact-store.js';
+import type { FactStore } from '../memories/facts/fact-store.js';
 import type { CallAborts } from '../jobs/call-aborts.js';
 import type { CallTracker } from '../jobs/call-tracker.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { EpisodeStore } from '../lifecycle/episode-store.js';
+import type { EpisodeStore } from '../memories/episodes/episode-store.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { AccessTimes } from '../recall/access-times.js';
 import type { CaptureOptions, ExtractionOptions, FactOptions } from '../schema/extraction-options.js';
@@ -18,7 +18,7 @@ import type { PageFileStore } from '../store/page-file-store.js';
 import type { SnapshotWriter } from '../index-sync/snapshot-writer.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EngramEvent } from '../telemetry/events.js';
-import type { TurnStore } from '../turns/turn-store.js';
+import type { TurnStore } from '../memories/turns/turn-store.js';
 import type { EngineReplica } from '../replication/engine-replica.js';
 
 /** Plain-data configuration; identical whether the engine runs in-process or in a worker. */

@@ -3,7 +3,7 @@ import type { EngineContext } from '../engine-context.js';
 import { newId } from '../ids.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Fact } from '../schema/fact.js';
-import { buildFact } from '../facts/build-fact.js';
+import { buildFact } from '../memories/facts/build-fact.js';
 import { callLLM } from '../llm/call-llm.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { COMPOSE_SYSTEM, SAME_FACT_SYSTEM } from './prompts.js';

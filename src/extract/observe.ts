@@ -8,7 +8,7 @@ import type { LLMProvider } from '../llm/types.js';
 import { MAX_TEXT_CHARS } from '../schema/common.js';
 import type { WithUser } from '../schema/default-user.js';
 import type { observeInputSchema } from '../schema/observe-input.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import type { CommitScope } from '../store/commit.js';
 import type { CallFailure } from '../llm/call-llm.js';
 import { captureKey, captureRefusal, readCaptureState, type CaptureRefusal } from './capture.js';
 import { decideFacts, planFactWrites } from './facts-merge.js';
@@ -18,9 +18,9 @@ import { runStage1 } from './stage1.js';
 import { EPISODE_JOB, type EpisodeJobPayload } from './stage2.js';
 import type { Fact } from '../schema/fact.js';
 import type { Turn } from '../schema/turn.js';
-import { buildTurn } from '../turns/build-turn.js';
-import { indexedText } from '../search/indexed-text.js';
-import { TURN_TABLES, type TurnStore } from '../turns/turn-store.js';
+import { buildTurn } from '../memories/turns/build-turn.js';
+import type { TurnStore } from '../memories/turns/turn-store.js';
+import { EPISODES, FACTS, TURNS } from '../memories/registry.js';
 
 export { observeInputSchema, type ObserveInput } from '../schema/observe-input.js';
 
@@ -97,15 +97,14 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   const keepTurns = deps.turns.policy.keep === 'always' || (deps.turns.policy.keep === 'without-llm' && !deps.llm);
   const kept = keepTurns ? await exchangeTurns(ctx, input, userId, sessionId) : { records: [], vectors: [] };
   const turns = { stored: kept.records.length };
-  const putTurns = () => deps.turns.putInTransaction(kept.records, kept.vectors);
+  const putTurns = (scope: CommitScope) => deps.turns.putInTransaction(scope, kept.records, kept.vectors);
   checkCaller();
   if (!deps.llm) {
     const { event, row } = extraction('skipped', 0, false, 'no LLM provider is configured');
-    await ctx.commit('record a skipped extraction', ['events', ...TURN_TABLES], async (scope) => {
+    await ctx.commit('record a skipped extraction', ['events', TURNS], async (scope) => {
       checkCaller();
-      await putTurns();
-      await ctx.db.events.add(row);
-      scope.emit(event);
+      await putTurns(scope);
+      await scope.audit(event, row.at);
     });
     return { facts: none, turns, episodeScheduled: false, reason: 'no_llm', detail: 'no LLM provider is configured', costUsd: 0 };
   }
@@ -115,13 +114,12 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   checkCaller();
   if (!stage1.ok) {
     const { event, row } = extraction('failed', 0, false, stage1.reason);
-    await ctx.commit('count a turn', ['meta', 'events', ...TURN_TABLES], async (scope) => {
+    await ctx.commit('count a turn', ['meta', 'events', TURNS], async (scope) => {
       checkCaller();
-      await putTurns();
+      await putTurns(scope);
       const state = await readCaptureState(ctx.db, userId);
       await ctx.db.meta.put({ key: captureKey(userId), value: { ...state, turn: state.turn + 1 } });
-      await ctx.db.events.add(row);
-      scope.emit(event);
+      await scope.audit(event, row.at);
     });
     return { facts: none, turns, episodeScheduled: false, reason: `stage1_${stage1.failure}`, detail: stage1.reason, costUsd };
   }
@@ -143,14 +141,12 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   let job: ReturnType<JobQueue['newJob']> | undefined;
   const { event, row } = extraction('ok', plan.counts.stored + plan.counts.replaced, stage1.value.hasEpisode);
   checkCaller();
-  await ctx.commit('store the facts of a turn', ['facts', 'vectorBlocks', 'jobs', 'meta', 'episodes', 'profiles', 'events', 'turns'], async (scope) => {
+  await ctx.commit('store the facts of a turn', [FACTS, TURNS, EPISODES, 'jobs', 'meta', 'profiles', 'events'], async (scope) => {
     checkCaller();
     refusal = null;
     job = undefined;
-    await putTurns();
-    await db.facts.bulkPut(plan.puts);
-    await putVectors(db, [...vectorOf].map(([id, vector]) => ({ id, userId, kind: 'fact' as const, vector })));
-    if (plan.retired.length) await deleteVectors(db, plan.retired);
+    await putTurns(scope);
+    await scope.put(FACTS, plan.puts, vectorOf);
     if (profile && Object.keys(profile.fields).length) await writeProfileFields(ctx, userId, profile.fields);
 
     const state = await readCaptureState(db, userId);
@@ -168,8 +164,7 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
       }
     }
     await db.meta.put({ key: captureKey(userId), value: next });
-    await db.events.add(row);
-    scope.emit(event);
+    await scope.audit(event, row.at);
   });
 
   const result: ObserveResult = { facts: plan.counts, turns, episodeScheduled: !!job, costUsd };
@@ -211,5 +206,5 @@ async function exchangeTurns(
     .filter(([, text]) => text.trim().length > 0)
     // A side may be longer than a memory's text can be (observe takes 200,000 characters): the turn keeps the first 100,000.
     .map(([speaker, text, createdAt]) => buildTurn({ userId, sessionId, speaker, text: text.slice(0, MAX_TEXT_CHARS), createdAt }, now));
-  return { records, vectors: await embedTexts(ctx, records.map(indexedText)) };
+  return { records, vectors: await embedTexts(ctx, records.map(TURNS.indexedText)) };
 }

@@ -1,7 +1,8 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import type { JobHandler, JobResult } from '../jobs/queue.js';
-import { writeEpisode } from '../lifecycle/write-episode.js';
+import { writeEpisode } from '../memories/episodes/write-episode.js';
+import { EPISODES } from '../memories/registry.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Episode } from '../schema/episode.js';
 import { episodeIndexText } from '../schema/episode.js';
@@ -95,7 +96,7 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
   let memoryId: string;
   if (recent && 1 - recent.score < options.capture.noveltyMin) {
     memoryId = recent.id;
-    const merged = await ctx.commit('merge a new episode into a recent one', ['episodes', 'meta'], async () => {
+    const merged = await ctx.commit('merge a new episode into a recent one', [EPISODES, 'meta'], async (scope) => {
       const target = await ctx.db.episodes.get(recent.id);
       if (!target) return undefined;
       const next: Episode = {
@@ -109,7 +110,8 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
         endedAt: Math.max(target.endedAt, now),
         updatedAt: now,
       };
-      await ctx.db.episodes.put(next);
+      // Its text is unchanged, so it keeps its vector.
+      await scope.put(EPISODES, [next]);
       await recordCaptured(ctx, payload.userId, now);
       return next;
     });

@@ -1,7 +1,7 @@
 import type { ImportSummary, RecallHit } from '../engine.js';
 import { ClosedError } from '../errors.js';
 import type { ObserveResult } from '../extract/observe.js';
-import type { CloseEpisodeResult } from '../lifecycle/close-episode.js';
+import type { CloseEpisodeResult } from '../memories/episodes/close-episode.js';
 import * as episodeOps from '../operations/episodes.js';
 import * as factOps from '../operations/facts.js';
 import { forgetAUser } from '../operations/forget.js';

@@ -1,9 +1,7 @@
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
+import { memoryKindIn, searchFormOf, TASK_RECORDS, type StoredMemory } from '../memories/registry.js';
 import type { VectorBlock } from '../schema/records.js';
 import type { TaskRecord } from '../schema/task.js';
-import type { Turn } from '../schema/turn.js';
-import { applyDeleted, applyTask, applyWritten } from '../search/apply-changes.js';
+import { applyDeleted, applyTask, applyWritten, type WrittenMemory } from '../search/apply-changes.js';
 import type { MemoryIndex } from '../search/memory-index.js';
 import type { ChangeMessage } from './change-signal.js';
 import type { ChangeEvent, ChangeTable } from '../telemetry/events.js';
@@ -32,13 +30,13 @@ export function announcer(targets: AnnounceTargets): ChangeListener {
     const records = rows.filter((row) => row.table !== 'vectorBlocks');
     const vectors = vectorsOf(rows, new Set(records.map((row) => row.key)));
 
-    const written: { record: Episode | Fact | Turn; vector?: Float32Array }[] = [];
+    const written: WrittenMemory[] = [];
     const deleted: string[] = [];
     for (const row of records) {
-      if (row.table === 'facts' || row.table === 'episodes' || row.table === 'turns') {
-        if (row.value) written.push({ record: row.value as Episode | Fact | Turn, vector: vectors.get(row.key) });
+      if (memoryKindIn(row.table)) {
+        if (row.value) written.push({ ...searchFormOf(row.value as StoredMemory), vector: vectors.get(row.key) });
         else deleted.push(row.key);
-      } else if (row.table === 'tasks') {
+      } else if (row.table === TASK_RECORDS.table) {
         applyTask(targets.taskIndex, row.key, row.value as TaskRecord | undefined, vectors.get(row.key));
       }
     }

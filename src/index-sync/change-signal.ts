@@ -1,6 +1,7 @@
 import type { ChangeTable } from '../telemetry/events.js';
-import type { MemoryRecord } from '../schema/memory-record.js';
+import { memoryKindIn, memoryKinds, searchFormOf, TASK_RECORDS, type StoredMemory } from '../memories/registry.js';
 import type { TaskRecord } from '../schema/task.js';
+import { isRecordTable } from '../store/change-feed.js';
 import type { EngramDatabase } from '../store/database.js';
 import { getVectors } from '../store/vector-blocks.js';
 import { applyDeleted, applyTask, applyWritten } from '../search/apply-changes.js';
@@ -46,19 +47,21 @@ const PROTOCOL = 2;
 /** Reads of other engines' changes under way at once (see `ChangeSignal.waiting`). */
 const MAX_READS = 2;
 
-const TABLES: readonly ChangeTable[] = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles'];
+/** A table a change message may name: a record table (store/change-feed.ts) the app reads back. */
+const isChangeTable = (table: string): table is ChangeTable => table !== 'vectorBlocks' && isRecordTable(table);
 
-/** The tables a refresh reads ids from: the memories behind recall, and tasks behind `tasks.relevant`. */
-type ReadTable = 'episodes' | 'facts' | 'turns' | 'tasks';
-/** In this order: an id found in two memory tables is taken from the first, as a read of every table did. */
-const READ_TABLES: readonly ReadTable[] = ['episodes', 'facts', 'turns', 'tasks'];
-const isReadTable = (table: string): table is ReadTable => (READ_TABLES as readonly string[]).includes(table);
+/**
+ * The tables a refresh reads ids from: every memory kind's (memories/registry.ts),
+ * behind recall, then the tasks', behind `tasks.relevant`. In this order: an id
+ * found in two memory tables is taken from the first, as a read of every table did.
+ */
+const readTables = (): string[] => [...memoryKinds().map((kind) => kind.table), TASK_RECORDS.table];
 
 interface RefreshRead {
   /** Every id read, memory or task. */
   ids: string[];
   /** What each memory id is now (absent: deleted, or not a memory). */
-  memories: Map<string, MemoryRecord>;
+  memories: Map<string, StoredMemory>;
   /** The ids read from a memory table. */
   memoryIds: Set<string>;
   tasks: Map<string, TaskRecord>;
@@ -185,17 +188,18 @@ export class ChangeSignal {
    */
   private async read(targets: RefreshTargets, messages: ChangeMessage[]): Promise<RefreshRead> {
     const { db } = targets;
-    const wanted = new Map<ReadTable, Set<string>>();
+    const readable = readTables();
+    const wanted = new Map<string, Set<string>>();
     for (const message of messages) {
       for (const table of message.tables) {
-        if (!isReadTable(table)) continue;
+        if (!readable.includes(table)) continue;
         const ids = wanted.get(table) ?? new Set<string>();
         wanted.set(table, ids);
         // Written or deleted, IndexedDB says what each id is now; the messages only say where to look.
         for (const id of [...message.written, ...message.deleted]) ids.add(id);
       }
     }
-    const tables = READ_TABLES.filter((table) => wanted.has(table));
+    const tables = readable.filter((table) => wanted.has(table));
     const lists = tables.map((table) => [...wanted.get(table)!]);
     const ids = [...new Set(lists.flat())];
     const touchedLocally = new Set<string>();
@@ -204,19 +208,19 @@ export class ChangeSignal {
     this.readers.add(touchedLocally);
     try {
       // One read transaction: a consistent view of records and vectors.
-      const [found, vectors] = await db.transaction('r', [...tables.map((table) => db[table]), db.vectorBlocks], () =>
-        Promise.all([Promise.all(tables.map((table, t) => db[table].bulkGet(lists[t]!) as Promise<(MemoryRecord | TaskRecord | undefined)[]>)), getVectors(db, ids)]),
+      const [found, vectors] = await db.transaction('r', [...tables.map((table) => db.table(table)), db.vectorBlocks], () =>
+        Promise.all([Promise.all(tables.map((table, t) => db.table(table).bulkGet(lists[t]!) as Promise<(StoredMemory | TaskRecord | undefined)[]>)), getVectors(db, ids)]),
       );
       read.vectors = vectors;
       tables.forEach((table, t) => {
         lists[t]!.forEach((id, i) => {
           const row = found[t]![i];
-          if (table === 'tasks') {
+          if (!memoryKindIn(table)) {
             read.taskIds.add(id);
             if (row) read.tasks.set(id, row as TaskRecord);
           } else {
             read.memoryIds.add(id);
-            if (row && !read.memories.has(id)) read.memories.set(id, row as MemoryRecord);
+            if (row && !read.memories.has(id)) read.memories.set(id, row as StoredMemory);
           }
         });
       });
@@ -240,7 +244,7 @@ export class ChangeSignal {
       const vector = stored && stored.length === dimension ? stored : undefined;
       if (read.memoryIds.has(id)) {
         const record = read.memories.get(id);
-        if (record && (vector || index.has(id))) applyWritten(index, [{ record, vector }]);
+        if (record && (vector || index.has(id))) applyWritten(index, [{ ...searchFormOf(record), vector }]);
         else applyDeleted(index, [id]);
       }
       if (read.taskIds.has(id)) {
@@ -263,6 +267,6 @@ function parseMessage(data: unknown): ChangeMessage | null {
   const { v, written, deleted, userIds, tables } = data as Record<string, unknown>;
   const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((id) => typeof id === 'string');
   if (v !== PROTOCOL || !strings(written) || !strings(deleted) || !strings(userIds) || !strings(tables)) return null;
-  if (!tables.every((t) => (TABLES as readonly string[]).includes(t))) return null;
+  if (!tables.every(isChangeTable)) return null;
   return { written, deleted, userIds, tables: tables as ChangeTable[] };
 }

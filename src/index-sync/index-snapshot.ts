@@ -1,4 +1,5 @@
 import type { EngramDatabase } from '../store/database.js';
+import { memoryKinds } from '../memories/registry.js';
 import type { IndexChange, IndexObserver, MemoryIndex } from '../search/memory-index.js';
 import { newId } from '../ids.js';
 import { nextTask } from '../timers.js';
@@ -285,7 +286,7 @@ export interface StoredSnapshot {
  * to the store's.
  */
 export async function readSnapshot(db: EngramDatabase): Promise<StoredSnapshot> {
-  return db.transaction('r', [db.meta, db.snapshot, db.indexLog, db.facts, db.episodes, db.turns, db.vectorBlocks], async () => {
+  return db.transaction('r', [db.meta, db.snapshot, db.indexLog, ...memoryKinds().map((kind) => db.table(kind.table)), db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
     const header = (await db.snapshot.get(HEADER_KEY)) as SnapshotHeader | undefined;
     const none = { mark, embedder: { id: '', dimension: 0 }, rows: null, layout: '', since: [] };

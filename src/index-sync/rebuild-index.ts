@@ -1,13 +1,11 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { ProgressListener } from '../schema/embedder.js';
 import type { EngineContext } from '../engine-context.js';
-import type { MemoryRecord } from '../schema/memory-record.js';
-import { indexDocOf } from '../search/index-doc.js';
-import { indexedText } from '../search/indexed-text.js';
+import { memoryKinds, searchFormOf, type StoredMemory } from '../memories/registry.js';
 import type { IndexEntry } from '../search/memory-index.js';
 import { loadSnapshot, type SnapshotPages, type StoredSnapshot } from './index-snapshot.js';
 import type { PageFileSource } from '../store/page-file-store.js';
-import { EMBEDDER_META_KEY, type EmbedderStamp } from '../schema/records.js';
+import { EMBEDDER_META_KEY, type EmbedderStamp, type VectorKind } from '../schema/records.js';
 import { putVectors, vectorAt } from '../store/vector-blocks.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
 
@@ -55,9 +53,10 @@ export async function rebuildIndex(
   }
 
   // One read transaction: the records, their vectors and the write mark they are at agree.
-  const read = await db.transaction('r', [db.meta, db.episodes, db.facts, db.turns, db.vectorBlocks], async () => {
+  const kinds = memoryKinds();
+  const read = await db.transaction('r', [db.meta, ...kinds.map((kind) => db.table(kind.table)), db.vectorBlocks], async () => {
     const mark = ((await db.meta.get(WRITE_MARK_KEY))?.value as string | undefined) ?? NO_MARK;
-    const [episodes, facts, turns] = await Promise.all([db.episodes.toArray(), db.facts.toArray(), db.turns.toArray()]);
+    const tables = await Promise.all(kinds.map((kind) => db.table(kind.table).toArray() as Promise<StoredMemory[]>));
     const vectors = new Map<string, Float32Array>();
     if (sameSpace) {
       // Large sequential reads are much faster than one get per memory.
@@ -66,19 +65,20 @@ export async function rebuildIndex(
         block.ids.forEach((id, i) => vectors.set(id, vectorAt(block, i)));
       });
     }
-    return { mark, records: [...episodes, ...facts, ...turns] as MemoryRecord[], vectors };
+    return { mark, records: tables.flat(), vectors };
   });
   db.writeMark.reset(read.mark);
   const { vectors } = read;
-  const searchable = read.records.filter((r) => indexDocOf(r) !== null);
+  // Each record's document and indexed text, as its kind defines them (memories/registry.ts).
+  const searchable = read.records.map((record) => ({ ...searchFormOf(record), type: record.type })).filter((form) => form.doc !== null);
 
-  const missing = searchable.filter((r) => !vectors.has(r.id));
+  const missing = searchable.filter((form) => !vectors.has(form.id));
   if (missing.length > 0) await reembed(ctx, missing, vectors, onProgress, sameSpace ? 'repair' : 'reembed');
 
   const entries: IndexEntry[] = [];
-  for (const record of searchable) {
-    const vector = vectors.get(record.id);
-    if (vector) entries.push({ doc: indexDocOf(record)!, text: indexedText(record), vector });
+  for (const { id, doc, text } of searchable) {
+    const vector = vectors.get(id);
+    if (vector) entries.push({ doc: doc!, text, vector });
   }
   ctx.index.reportChangesTo(snapshots);
   ctx.index.clear();
@@ -92,7 +92,7 @@ export async function rebuildIndex(
 
 async function reembed(
   ctx: EngineContext,
-  records: MemoryRecord[],
+  records: { id: string; type: string; doc: IndexEntry['doc'] | null; text: string }[],
   into: Map<string, Float32Array>,
   onProgress: ProgressListener | undefined,
   why: 'repair' | 'reembed',
@@ -102,13 +102,14 @@ async function reembed(
   // leaves the old embedder's stamp, and the next open re-embeds again); a repair only fills vectors that are missing.
   if (why === 'reembed') {
     await ctx.commit('drop the old embedder\'s vectors', ['vectorBlocks'], async () => {
-      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(['fact', 'episode', 'turn']).primaryKeys());
+      await db.vectorBlocks.bulkDelete(await db.vectorBlocks.where('kind').anyOf(memoryKinds().map((kind) => kind.type)).primaryKeys());
     });
   }
   for (let start = 0; start < records.length; start += REEMBED_BATCH) {
     const batch = records.slice(start, start + REEMBED_BATCH);
-    const vectors = await embedTexts(ctx, batch.map(indexedText));
-    const entries = batch.map((r, i) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors[i]! }));
+    const vectors = await embedTexts(ctx, batch.map((form) => form.text));
+    // A record's vectors are kept under its type (memories/registry.ts), as the commit path's `put` keeps them.
+    const entries = batch.map((form, i) => ({ id: form.id, userId: form.doc!.userId, kind: form.type as VectorKind, vector: vectors[i]! }));
     await ctx.commit('store re-embedded vectors', ['vectorBlocks'], () => putVectors(db, entries, { mayExist: [] }));
     batch.forEach((r, i) => into.set(r.id, vectors[i]!));
     onProgress?.({

@@ -1,9 +1,7 @@
+import { memoryKinds, searchFormOf, type StoredMemory } from '../memories/registry.js';
 import type { EngramDatabase } from '../store/database.js';
-import type { MemoryRecord } from '../schema/memory-record.js';
 import type { IndexLogRow } from '../schema/records.js';
 import { vectorAt } from '../store/vector-blocks.js';
-import { indexDocOf } from '../search/index-doc.js';
-import { indexedText } from '../search/indexed-text.js';
 import type { IndexDoc } from '../search/index-doc.js';
 
 /**
@@ -63,7 +61,8 @@ export function writtenSince(rows: readonly IndexLogRow[], from: string, to: str
   return { ids, blocks, tables };
 }
 
-type MemoryTable = NonNullable<IndexLogRow['table']>;
+/** A memory kind's table (memories/registry.ts), as a log row names it. */
+type MemoryTable = string;
 
 /** A memory written since the snapshot: its document and text now, and its vector when a logged write changed it. */
 export interface WrittenMemory {
@@ -74,12 +73,12 @@ export interface WrittenMemory {
 
 /**
  * Each memory's current state, read inside the caller's transaction (which
- * must cover the memory tables and `vectorBlocks`): its document and
+ * must cover every memory kind's table and `vectorBlocks`): its document and
  * indexed text, and its vector from the vector blocks the log says were
  * written since (`blocks`, read by key). A memory is read from the table the
- * log names for it (`tables`), and from every table when it names none or
- * the record is not there (a third of the reads for a replay of recall
- * access times, which write only facts). A memory whose vector no logged
+ * log names for it (`tables`; the first kind's when it names none), and from
+ * every table when the record is not there, so a replay reads each memory
+ * from one table, not from all. A memory whose vector no logged
  * write changed has the one the snapshot holds: the caller takes it from
  * the loaded index.
  */
@@ -90,20 +89,19 @@ export async function writtenMemories(
   dimension: number,
   tables: ReadonlyMap<string, MemoryTable> = new Map(),
 ): Promise<WrittenMemory[]> {
-  const byTable: Record<MemoryTable, string[]> = { facts: [], episodes: [], turns: [] };
-  for (const id of ids) byTable[tables.get(id) ?? 'facts'].push(id);
-  const [found, written] = await Promise.all([
-    Promise.all((['facts', 'episodes', 'turns'] as const).map((table) => db[table].bulkGet(byTable[table]) as Promise<(MemoryRecord | undefined)[]>)),
-    db.vectorBlocks.bulkGet([...blocks]),
-  ]);
-  const records = new Map<string, MemoryRecord>();
-  (['facts', 'episodes', 'turns'] as const).forEach((table, t) => byTable[table].forEach((id, i) => found[t]![i] && records.set(id, found[t]![i]!)));
-  // Not where the log said (or no table named): looked for everywhere, facts first, as a read of every table would.
+  const kinds = memoryKinds();
+  const byTable = new Map(kinds.map((kind) => [kind.table, [] as string[]]));
+  for (const id of ids) (byTable.get(tables.get(id) ?? kinds[0]!.table) ?? byTable.get(kinds[0]!.table)!).push(id);
+  const read = (table: string, keys: string[]) => db.table(table).bulkGet(keys) as Promise<(StoredMemory | undefined)[]>;
+  const [found, written] = await Promise.all([Promise.all([...byTable].map(([table, keys]) => read(table, keys))), db.vectorBlocks.bulkGet([...blocks])]);
+  const records = new Map<string, StoredMemory>();
+  [...byTable.values()].forEach((keys, t) => keys.forEach((id, i) => found[t]![i] && records.set(id, found[t]![i]!)));
+  // Not where the log said (or no table named): looked for everywhere, in the registry's order, as a read of every table would.
   const elsewhere = ids.filter((id) => !records.has(id));
   if (elsewhere.length > 0) {
-    const [facts, episodes, turns] = await Promise.all([db.facts.bulkGet(elsewhere), db.episodes.bulkGet(elsewhere), db.turns.bulkGet(elsewhere)]);
+    const everywhere = await Promise.all(kinds.map((kind) => read(kind.table, elsewhere)));
     elsewhere.forEach((id, i) => {
-      const record: MemoryRecord | undefined = facts[i] ?? episodes[i] ?? turns[i];
+      const record = everywhere.map((list) => list[i]).find((found) => found !== undefined);
       if (record) records.set(id, record);
     });
   }
@@ -114,7 +112,7 @@ export async function writtenMemories(
   }
   return ids.map((id) => {
     const record = records.get(id);
-    const doc = record ? indexDocOf(record) : null;
-    return record && doc ? { id, now: { doc, text: indexedText(record), vector: vectors.get(id) } } : { id };
+    const form = record && searchFormOf(record);
+    return form?.doc ? { id, now: { doc: form.doc, text: form.text, vector: vectors.get(id) } } : { id };
   });
 }

@@ -1,5 +1,5 @@
 import type { EngramDatabase } from '../store/database.js';
-import { indexedText } from '../search/indexed-text.js';
+import { memoryKinds, type StoredMemory } from '../memories/registry.js';
 import type { MemoryIndex } from '../search/memory-index.js';
 import { docTermsAt, readTermLists, termListsOfTokens, type DocTerms } from '../search/term-lists.js';
 import { tokenize } from '../text/tokenize.js';
@@ -52,21 +52,16 @@ async function storedPage(db: EngramDatabase, page: number): Promise<SnapshotPag
   });
 }
 
-/** The texts of `ids`' records (the ids of each kind from its table), one read transaction; a gone record is left out. */
+/** The texts of `ids`' records (each id from the tables of the kinds searched as its document's kind), one read transaction; a gone record is left out. */
 async function recordTexts(db: EngramDatabase, index: MemoryIndex, ids: readonly string[]): Promise<Map<string, string>> {
-  const byKind = { fact: [] as string[], episode: [] as string[], turn: [] as string[] };
-  for (const id of ids) {
-    const kind = index.kindOf(id);
-    if (kind === 'fact' || kind === 'episode' || kind === 'turn') byKind[kind].push(id);
-  }
-  const records = await db.transaction('r', [db.facts, db.episodes, db.turns], () =>
-    Promise.all([
-      byKind.fact.length > 0 ? db.facts.bulkGet(byKind.fact) : [],
-      byKind.episode.length > 0 ? db.episodes.bulkGet(byKind.episode) : [],
-      byKind.turn.length > 0 ? db.turns.bulkGet(byKind.turn) : [],
-    ]),
+  const kinds = memoryKinds();
+  const wanted = kinds.map((kind) => ids.filter((id) => index.kindOf(id) === kind.searchAs));
+  const records = await db.transaction('r', kinds.map((kind) => db.tableOf(kind.table)), () =>
+    Promise.all(kinds.map((kind, k) => (wanted[k]!.length > 0 ? db.tableOf<StoredMemory>(kind.table).bulkGet(wanted[k]!) : []))),
   );
   const texts = new Map<string, string>();
-  for (const list of records) for (const record of list) if (record) texts.set(record.id, indexedText(record));
+  records.forEach((list, k) => {
+    for (const record of list) if (record) texts.set(record.id, kinds[k]!.indexedText(record));
+  });
   return texts;
 }

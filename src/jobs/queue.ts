@@ -204,8 +204,7 @@ export class JobQueue {
     if (result.kind === 'drop' || attempts >= this.maxAttempts) {
       await commit('drop a job', ['jobs', 'events'], async (scope) => {
         await db.jobs.delete(job.id);
-        await db.events.add({ type: 'job', userId: job.userId, at: now(), data: { jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts } });
-        scope.emit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts });
+        await scope.audit({ type: 'job', userId: job.userId, jobId: job.id, kind: job.kind, outcome: 'dropped', reason: result.reason, attempts }, now());
       });
       return false;
     }

@@ -32,7 +32,7 @@ export const replayTopic = defineOperation({
 
 export const childrenOfEpisode = byIdOperation('episodes.children', 'list children');
 
-/** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (lifecycle/close-episode.ts). */
+/** Closes an active episode (→ summarized), extracting its structured metadata when a provider is configured (memories/episodes/close-episode.ts). */
 export const closeAnEpisode = defineOperation({ method: 'episodes.close', name: 'close an episode', input: [param(idSchema, 'id'), param(closeEpisodeOptionsSchema)] });
 
 export const EPISODE_OPERATIONS = [addEpisode, getEpisode, listEpisodes, updateEpisode, deleteEpisode, chainOfEpisode, replayTopic, childrenOfEpisode, closeAnEpisode] as const;

@@ -9,7 +9,7 @@ const factInput = withDefaultUser(factInputSchema);
 /** `facts.list` and a live list of facts (facade/live-spec.ts) take this. */
 export const factListQuery = withDefaultUser(factListQuerySchema);
 
-/** One fact, merged with a near-identical current one unless `merge: false` (see extract/add-fact-merging.ts). */
+/** One fact, merged with a near-identical current one unless `merge: false` (see memories/facts/add-fact-merging.ts). */
 export const addFact = defineOperation({
   method: 'facts.add',
   name: 'add a fact',

@@ -3,10 +3,7 @@ import { safeParse } from '../schema/safe-parse.js';
 import { ImportError, LimitError } from '../errors.js';
 import { fnv1a } from '../text/fnv1a.js';
 import { checkDescription, checkOutcome, checkStep } from '../tasks/limits.js';
-import { episodeRecordSchema, type Episode } from '../schema/episode.js';
-import { factRecordSchema, type Fact } from '../schema/fact.js';
-import { turnRecordSchema, type Turn } from '../schema/turn.js';
-import type { MemoryType } from '../schema/common.js';
+import { memoryKinds, type MemoryKind, type StoredMemory } from '../memories/registry.js';
 import { idSchema, userIdSchema } from '../schema/common.js';
 import { profileRecordSchema, type ProfileRecord } from '../schema/profile.js';
 import { patternRecordSchema, stepRecordSchema, taskRecordSchema, type PatternRecord, type StepRecord, type TaskRecord } from '../schema/task.js';
@@ -15,9 +12,9 @@ import { patternRecordSchema, stepRecordSchema, taskRecordSchema, type PatternRe
  * engram's export file: JSON Lines, one object per line.
  *
  *   {"format":"engram-export","version":1, ...header}
- *   {"kind":"episode","record":{...}}          one per record, any order
- *   {"kind":"fact","record":{...}}
- *   {"kind":"turn","record":{...}}           conversation turns
+ *   {"kind":"fact","record":{...}}            one per record, any order: a memory's
+ *   {"kind":"episode","record":{...}}         kind is its type (memories/registry.ts),
+ *   {"kind":"turn","record":{...}}            its record its kind's schema
  *   {"kind":"profile","record":{...}}
  *   {"kind":"task"|"step"|"pattern","record":{...}}   agent task episodes
  *   {"kind":"vector","id":"…","userId":"…","memoryKind":"episode","vector":"<base64 float32 LE>"}
@@ -39,29 +36,43 @@ const headerSchema = z.object({
 });
 export type ExportHeader = z.infer<typeof headerSchema>;
 
-const lineSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('episode'), record: episodeRecordSchema }),
-  z.object({ kind: z.literal('fact'), record: factRecordSchema }),
-  z.object({ kind: z.literal('turn'), record: turnRecordSchema }),
-  z.object({ kind: z.literal('profile'), record: profileRecordSchema }),
-  z.object({
-    kind: z.literal('vector'),
-    id: idSchema,
-    userId: userIdSchema,
-    memoryKind: z.enum(['episode', 'fact', 'turn']),
-    vector: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
-  }),
-  z.object({ kind: z.literal('task'), record: taskRecordSchema }),
-  z.object({ kind: z.literal('step'), record: stepRecordSchema }),
-  z.object({ kind: z.literal('pattern'), record: patternRecordSchema }),
-  z.object({ kind: z.literal('end'), lines: z.number().check(z.int(), z.nonnegative()), checksum: z.string() }),
-]);
+/** A line of an export whose memory kinds are `kinds`: each kind's records, and the engine's own. */
+function lineSchemaOf(kinds: readonly MemoryKind[]): z.ZodMiniType<ExportLine> {
+  const memoryLines = kinds.map((kind) => z.object({ kind: z.literal(kind.type), record: kind.schema }));
+  return z.discriminatedUnion('kind', [
+    ...(memoryLines as [(typeof memoryLines)[number]]),
+    z.object({ kind: z.literal('profile'), record: profileRecordSchema }),
+    z.object({
+      kind: z.literal('vector'),
+      id: idSchema,
+      userId: userIdSchema,
+      memoryKind: z.enum(kinds.map((kind) => kind.type) as [string, ...string[]]),
+      vector: z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
+    }),
+    z.object({ kind: z.literal('task'), record: taskRecordSchema }),
+    z.object({ kind: z.literal('step'), record: stepRecordSchema }),
+    z.object({ kind: z.literal('pattern'), record: patternRecordSchema }),
+    z.object({ kind: z.literal('end'), lines: z.number().check(z.int(), z.nonnegative()), checksum: z.string() }),
+  ]) as unknown as z.ZodMiniType<ExportLine>;
+}
+
+/** Every line the engine's own records make (a memory kind's has its kind's `type` instead). */
+type EngineLine =
+  | { kind: 'profile'; record: ProfileRecord }
+  | { kind: 'vector'; id: string; userId: string; memoryKind: string; vector: string }
+  | { kind: 'task'; record: TaskRecord }
+  | { kind: 'step'; record: StepRecord }
+  | { kind: 'pattern'; record: PatternRecord }
+  | { kind: 'end'; lines: number; checksum: string };
+
+/** A line of a memory: its kind's type, and its record. */
+type MemoryLine = { kind: string; record: StoredMemory };
+type ExportLine = EngineLine | MemoryLine;
 
 export interface ExportContents {
   header: ExportHeader;
-  episodes: Episode[];
-  facts: Fact[];
-  turns: Turn[];
+  /** Each memory kind's records, by its type ('fact'); a kind with none may be absent. */
+  memories: Map<string, StoredMemory[]>;
   profiles: ProfileRecord[];
   tasks: TaskRecord[];
   steps: StepRecord[];
@@ -71,15 +82,14 @@ export interface ExportContents {
 
 export function serializeExport(contents: ExportContents): string {
   const lines: string[] = [JSON.stringify(contents.header)];
-  for (const record of contents.episodes) lines.push(JSON.stringify({ kind: 'episode', record }));
-  for (const record of contents.facts) lines.push(JSON.stringify({ kind: 'fact', record }));
-  for (const record of contents.turns) lines.push(JSON.stringify({ kind: 'turn', record }));
+  const memories = memoryKinds().flatMap((kind) => contents.memories.get(kind.type) ?? []);
+  for (const record of memories) lines.push(JSON.stringify({ kind: record.type, record }));
   for (const record of contents.profiles) lines.push(JSON.stringify({ kind: 'profile', record }));
   for (const record of contents.tasks) lines.push(JSON.stringify({ kind: 'task', record }));
   for (const record of contents.steps) lines.push(JSON.stringify({ kind: 'step', record }));
   for (const record of contents.patterns) lines.push(JSON.stringify({ kind: 'pattern', record }));
-  const kindOf = new Map<string, { userId: string; kind: MemoryType }>();
-  for (const r of [...contents.episodes, ...contents.facts, ...contents.turns]) kindOf.set(r.id, { userId: r.userId, kind: r.type });
+  const kindOf = new Map<string, { userId: string; kind: string }>();
+  for (const r of memories) kindOf.set(r.id, { userId: r.userId, kind: r.type });
   for (const [id, vector] of contents.vectors) {
     const owner = kindOf.get(id);
     if (owner) lines.push(JSON.stringify({ kind: 'vector', id, userId: owner.userId, memoryKind: owner.kind, vector: encodeVector(vector) }));
@@ -109,19 +119,22 @@ export function parseExport(text: string): ExportContents {
     });
   }
 
-  const last = safeParse(lineSchema, safeJson(lines[lines.length - 1]!, lines.length));
-  if (!last.success || last.data.kind !== 'end') {
+  const kinds = memoryKinds();
+  const lineSchema = lineSchemaOf(kinds);
+  const parsedLast = safeParse(lineSchema, safeJson(lines[lines.length - 1]!, lines.length));
+  const last = parsedLast.success ? (parsedLast.data as EngineLine) : undefined;
+  if (last?.kind !== 'end') {
     throw new ImportError('The export is truncated: its last line is not the closing "end" line.', { line: lines.length });
   }
   const body = lines.slice(0, -1);
-  if (last.data.lines !== body.length || last.data.checksum !== fnv1a(body.join('\n'))) {
+  if (last.lines !== body.length || last.checksum !== fnv1a(body.join('\n'))) {
     throw new ImportError('The export is corrupt: its checksum or line count does not match its contents.', {
-      expectedLines: last.data.lines,
+      expectedLines: last.lines,
       actualLines: body.length,
     });
   }
 
-  const contents: ExportContents = { header: header.data, episodes: [], facts: [], turns: [], profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
+  const contents: ExportContents = { header: header.data, memories: new Map(kinds.map((kind) => [kind.type, []])), profiles: [], tasks: [], steps: [], patterns: [], vectors: new Map() };
   // Two lines for one record would make the import depend on line order: refuse instead.
   const seen = new Set<string>();
   for (let i = 1; i < body.length; i++) {
@@ -132,16 +145,15 @@ export function parseExport(text: string): ExportContents {
         line: i + 1,
       });
     }
-    const line = parsed.data;
-    // Episodes, facts, turns and tasks share one id space (store/unique-ids.ts): one identity for all four.
-    const memory = line.kind === 'fact' || line.kind === 'turn' || line.kind === 'task';
-    const identity =
-      line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${memory ? 'episode' : line.kind}:${line.record.id}`;
-    if (seen.has(identity)) throw new ImportError(`Line ${i + 1}: a second record with the same id (${identity.replace(/^episode:/, '')}).`, { line: i + 1 });
+    const memories = contents.memories.get(parsed.data.kind);
+    const line = parsed.data as EngineLine;
+    // Memories of every kind and tasks share one id space (store/unique-ids.ts): one identity for all of them.
+    const identity = memories
+      ? `record:${(parsed.data as MemoryLine).record.id}`
+      : line.kind === 'vector' ? `vector:${line.id}` : line.kind === 'profile' ? `profile:${line.record.userId}` : line.kind === 'end' ? 'end' : `${line.kind === 'task' ? 'record' : line.kind}:${line.record.id}`;
+    if (seen.has(identity)) throw new ImportError(`Line ${i + 1}: a second record with the same id (${identity.replace(/^record:/, '')}).`, { line: i + 1 });
     seen.add(identity);
-    if (line.kind === 'episode') contents.episodes.push(line.record);
-    else if (line.kind === 'fact') contents.facts.push(line.record);
-    else if (line.kind === 'turn') contents.turns.push(line.record);
+    if (memories) memories.push((parsed.data as MemoryLine).record);
     else if (line.kind === 'profile') contents.profiles.push(line.record);
     else if (line.kind === 'task') {
       const task = line.record;

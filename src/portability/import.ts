@@ -1,13 +1,10 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import { ImportError } from '../errors.js';
-import type { MemoryRecord } from '../recall/recall.js';
-import { indexDocOf } from '../search/index-doc.js';
-import { indexedText } from '../search/indexed-text.js';
-import { findIdConflict, KIND_NAMES, type IdSpaceTable } from '../store/unique-ids.js';
-import { putVectors } from '../store/vector-blocks.js';
+import { memoryKinds, TASK_RECORDS, type StoredMemory } from '../memories/registry.js';
+import { findIdConflict, idSpaceNames } from '../store/unique-ids.js';
 import { parseExport } from './export-format.js';
-import { placeImportedTurns } from './place-imported-turns.js';
+import { placeImported } from './place-imported.js';
 
 /**
  * What `memory.import()` wrote: the number of records of each kind, and how many memories were embedded again (no vector in the file, or one from another embedder).
@@ -26,54 +23,46 @@ export interface ImportSummary {
  * anything is written, embedded where vectors are missing or from another
  * embedder, then written in one commit. Records with existing ids of the
  * same kind are overwritten; an id that a stored record of another kind holds
- * (episodes, facts, turns and tasks share one id space) is an ImportError and
- * nothing is written. Imported turns keep their own order within their
- * session (place-imported-turns.ts).
+ * (the memory kinds and tasks share one id space) is an ImportError and
+ * nothing is written. Imported records of a kind with a sequence (turns)
+ * keep their own order within their session (place-imported.ts).
  */
 export async function importData(ctx: EngineContext, text: string): Promise<ImportSummary> {
   const contents = parseExport(text);
   const { db, embedder } = ctx;
+  const kinds = memoryKinds();
   const sameSpace = contents.header.embedder?.id === embedder.id && contents.header.embedder.dimension === embedder.dimension;
-  const records: MemoryRecord[] = [...contents.episodes, ...contents.facts, ...contents.turns];
   const vectors = new Map<string, Float32Array>();
-  const needEmbedding: MemoryRecord[] = [];
-  for (const record of records) {
-    const v = sameSpace ? contents.vectors.get(record.id) : undefined;
-    if (v && v.length === embedder.dimension) vectors.set(record.id, v);
-    else if (indexDocOf(record)) needEmbedding.push(record);
+  const needEmbedding: { record: StoredMemory; text: string }[] = [];
+  for (const kind of kinds) {
+    for (const record of contents.memories.get(kind.type) ?? []) {
+      const v = sameSpace ? contents.vectors.get(record.id) : undefined;
+      if (v && v.length === embedder.dimension) vectors.set(record.id, v);
+      else if (kind.searchable(record)) needEmbedding.push({ record, text: kind.indexedText(record) });
+    }
   }
-  const fresh = await embedTexts(ctx, needEmbedding.map(indexedText));
-  needEmbedding.forEach((r, i) => vectors.set(r.id, fresh[i]!));
+  const fresh = await embedTexts(ctx, needEmbedding.map((item) => item.text));
+  needEmbedding.forEach((item, i) => vectors.set(item.record.id, fresh[i]!));
 
-  const completed = contents.tasks.filter((t) => t.status === 'completed');
+  const completed = contents.tasks.filter((t) => TASK_RECORDS.searchable(t));
   const taskVectors = await embedTexts(ctx, completed.map((t) => t.description || ' '));
-  await ctx.commit('import', ['episodes', 'facts', 'turns', 'profiles', 'vectorBlocks', 'tasks', 'steps', 'patterns'], async () => {
-    const ids = new Map<IdSpaceTable, string[]>([
-      ['episodes', contents.episodes.map((r) => r.id)],
-      ['facts', contents.facts.map((r) => r.id)],
-      ['turns', contents.turns.map((r) => r.id)],
-      ['tasks', contents.tasks.map((r) => r.id)],
-    ]);
+  await ctx.commit('import', [...kinds, 'profiles', TASK_RECORDS, 'steps', 'patterns'], async (scope) => {
+    const ids = new Map(kinds.map((kind) => [kind.table, (contents.memories.get(kind.type) ?? []).map((r) => r.id)]));
+    ids.set(TASK_RECORDS.table, contents.tasks.map((t) => t.id));
     const conflict = await findIdConflict(db, ids);
     if (conflict) {
       throw new ImportError(
-        `The export's ${KIND_NAMES[conflict.written].split(' ')[1]} "${conflict.id}" has an id that is already used by ${KIND_NAMES[conflict.heldBy]} in this memory (episodes, facts, turns and tasks share one id space). Nothing was imported.`,
-        { id: conflict.id, kind: conflict.written, heldBy: conflict.heldBy },
+        `The export's ${conflict.written.type} "${conflict.id}" has an id that is already used by ${conflict.heldBy.label} in this memory (${idSpaceNames()} share one id space). Nothing was imported.`,
+        { id: conflict.id, kind: conflict.written.table, heldBy: conflict.heldBy.table },
       );
     }
-    const turns = await placeImportedTurns(db, contents.turns);
-    await db.episodes.bulkPut(contents.episodes);
-    await db.facts.bulkPut(contents.facts);
-    await db.turns.bulkPut(turns);
+    // Imported records overwrite stored ones with the same ids, their vectors too.
+    for (const kind of kinds) await scope.put(kind, await placeImported(db, kind, contents.memories.get(kind.type) ?? []), vectors);
     await db.profiles.bulkPut(contents.profiles);
-    await db.tasks.bulkPut(contents.tasks);
+    await scope.put(TASK_RECORDS, contents.tasks, new Map(completed.map((t, i) => [t.id, taskVectors[i]!])));
     await db.steps.bulkPut(contents.steps);
     await db.patterns.bulkPut(contents.patterns);
-    // Imported records overwrite stored ones with the same ids; putVectors replaces their vectors too.
-    await putVectors(db, [
-      ...completed.map((t, i) => ({ id: t.id, userId: t.userId, kind: 'task' as const, vector: taskVectors[i]! })),
-      ...records.filter((r) => vectors.has(r.id)).map((r) => ({ id: r.id, userId: r.userId, kind: r.type, vector: vectors.get(r.id)! })),
-    ]);
   });
-  return { episodes: contents.episodes.length, facts: contents.facts.length, turns: contents.turns.length, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length };
+  const counts = Object.fromEntries(kinds.map((kind) => [kind.table, contents.memories.get(kind.type)?.length ?? 0]));
+  return { ...counts, profiles: contents.profiles.length, tasks: contents.tasks.length, reembedded: needEmbedding.length } as ImportSummary;
 }

@@ -45,8 +45,8 @@ export type { LLMProvider, LLMRequest, LLMResponse, LLMUsage } from '../llm/type
 export type { OpenAICompatibleOptions } from '../llm/openai-compatible.js';
 export type { HttpProxyOptions } from '../llm/http-proxy.js';
 export type { ObserveInput, ObserveResult, ObserveReason } from '../extract/observe.js';
-export type { CloseEpisodeOptions, CloseEpisodeResult, CloseEpisodeReason } from '../lifecycle/close-episode.js';
-export type { EpisodeMetadata } from '../lifecycle/episode-metadata.js';
+export type { CloseEpisodeOptions, CloseEpisodeResult, CloseEpisodeReason } from '../memories/episodes/close-episode.js';
+export type { EpisodeMetadata } from '../memories/episodes/episode-metadata.js';
 export type { ExtractionOptions, FactOptions, CaptureOptions } from '../schema/extraction-options.js';
 export type { Profile, ProfilePatch } from '../schema/profile.js';
 export type { CompletedTask, RelevantTask, TaskStats } from '../tasks/task-store.js';

@@ -1,6 +1,6 @@
 import type { EngineContext } from '../engine-context.js';
 import type { Table } from 'dexie';
-import type { MemoryType } from '../schema/common.js';
+import { memoryKinds } from '../memories/registry.js';
 
 /**
  * Records that memories were recalled (`lastAccessedAt`, which recency
@@ -23,9 +23,9 @@ export const WRITE_AFTER_MS = 250;
 export const WRITE_WITHIN_MS = 2000;
 
 export class AccessTimes {
-  private pending = new Map<string, { type: MemoryType; at: number }>();
+  private pending = new Map<string, { type: string; at: number }>();
   /** The batch being written (its records may be read before its transaction commits). */
-  private inFlight = new Map<string, { type: MemoryType; at: number }>();
+  private inFlight = new Map<string, { type: string; at: number }>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** When the first access not yet written was recorded (performance.now()). */
   private firstPending = 0;
@@ -39,7 +39,7 @@ export class AccessTimes {
     private readonly track: (work: Promise<unknown>) => void,
   ) {}
 
-  record(memories: readonly { id: string; type: MemoryType }[]): void {
+  record(memories: readonly { id: string; type: string }[]): void {
     if (memories.length === 0) return;
     const at = this.ctx.now();
     for (const m of memories) {
@@ -84,19 +84,19 @@ export class AccessTimes {
     return this.writing;
   }
 
-  private async write(batch: Map<string, { type: MemoryType; at: number }>): Promise<void> {
+  private async write(batch: Map<string, { type: string; at: number }>): Promise<void> {
     const { db } = this.ctx;
     await this.ctx
       .commit(
         'record recall access times',
-        ['episodes', 'facts', 'turns'],
+        memoryKinds(),
         async () => {
-          // Per table, all records read at once and the changed ones put at once: one awaited cursor per
-          // memory kept the write transaction (and the recalls waiting behind it) open for a round trip per memory.
-          for (const type of ['episode', 'fact', 'turn'] as const) {
-            const ids = [...batch].filter(([, access]) => access.type === type).map(([id]) => id);
+          // Per kind, all records read at once and the changed ones put at once: one awaited cursor per memory
+          // would keep the write transaction (and the recalls waiting behind it) open for a round trip per memory.
+          for (const kind of memoryKinds()) {
+            const ids = [...batch].filter(([, access]) => access.type === kind.type).map(([id]) => id);
             if (ids.length === 0) continue;
-            const table = (type === 'episode' ? db.episodes : type === 'fact' ? db.facts : db.turns) as unknown as Table<{ lastAccessedAt: number }, string>;
+            const table = db.table(kind.table) as Table<{ lastAccessedAt: number }, string>;
             const records = await table.bulkGet(ids);
             const later = records.filter((record, i): record is { lastAccessedAt: number } => {
               const at = batch.get(ids[i]!)!.at;

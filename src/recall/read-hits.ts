@@ -1,16 +1,15 @@
 import type { EngineContext } from '../engine-context.js';
+import { memoryKinds } from '../memories/registry.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import { readByIds } from '../store/read-by-ids.js';
 
 /** The records of recall's hits, in their order (undefined where another tab deleted one since the index saw it). */
 export async function readHits(ctx: EngineContext, refs: readonly { id: string; kind: string }[]): Promise<(MemoryRecord | undefined)[]> {
   const { db } = ctx;
-  const idsOf = (kind: string) => refs.filter((r) => r.kind === kind).map((r) => r.id);
-  const wanted = [
-    { table: db.episodes, ids: idsOf('episode') },
-    { table: db.facts, ids: idsOf('fact') },
-    { table: db.turns, ids: idsOf('turn') },
-  ].filter((w) => w.ids.length > 0);
+  // A hit's kind is how its document ranks: its record is in the table of each memory kind searched as that (memories/registry.ts).
+  const wanted = memoryKinds()
+    .map((kind) => ({ table: db.table(kind.table), ids: refs.filter((r) => r.kind === kind.searchAs).map((r) => r.id) }))
+    .filter((w) => w.ids.length > 0);
   if (wanted.length === 0) return refs.map(() => undefined);
   // One read-only transaction per table, side by side, each answering as its reads do: an explicit transaction over
   // them all would also wait for its commit, another round trip to the browser's IndexedDB on every recall. Each

@@ -1,9 +1,9 @@
-import { mayReplace } from '../lifecycle/dedup.js';
+import { mayReplace } from '../memories/episodes/dedup.js';
 import type { Episode } from '../schema/episode.js';
 
 /**
  * The episode invariants that must hold after a pull as after a local
- * write (lifecycle/dedup.ts and lifecycle/eviction.ts), decided so that
+ * write (memories/episodes/dedup.ts and retention/eviction.ts), decided so that
  * every device reaches the same answer from the same episodes: ties are
  * broken by id, never by which device looks. What they pick is deleted
  * through the commit path like any local delete, so it syncs as a

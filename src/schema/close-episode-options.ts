@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { timestampSchema } from './common.js';
 
-/** What `memory.episodes.close(id, options)` takes (see src/lifecycle/close-episode.ts). */
+/** What `memory.episodes.close(id, options)` takes (see src/memories/episodes/close-episode.ts). */
 export const closeEpisodeOptionsSchema = z.strictObject({
   /** When the episode ended; by default now, unless the episode already records an end after its start. */
   endedAt: z.optional(timestampSchema),

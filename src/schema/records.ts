@@ -87,8 +87,8 @@ export const indexLogRowSchema = z.object({
   ids: z.nullable(z.array(idSchema)),
   /** The vector blocks it wrote (their keys): where the new vectors of those memories are. */
   blocks: z.optional(z.array(z.string())),
-  /** The memory table it wrote, so a replay reads each memory from its own table (absent for vector blocks, and in rows of older versions: then every table is read). */
-  table: z.optional(z.enum(['facts', 'episodes', 'turns'])),
+  /** The memory kind's table it wrote, so a replay reads each memory from its own table (absent for vector blocks, and in rows of older versions: then every table is read). */
+  table: z.optional(z.string().check(z.minLength(1))),
 });
 export type IndexLogRow = z.infer<typeof indexLogRowSchema>;
 

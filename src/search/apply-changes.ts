@@ -1,9 +1,5 @@
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
 import type { TaskRecord } from '../schema/task.js';
-import type { Turn } from '../schema/turn.js';
-import { indexDocOf, taskDoc } from './index-doc.js';
-import { indexedText } from './indexed-text.js';
+import { taskDoc, type IndexDoc } from './index-doc.js';
 import type { MemoryIndex } from './memory-index.js';
 
 /**
@@ -13,21 +9,27 @@ import type { MemoryIndex } from './memory-index.js';
  * IndexedDB does not have.
  */
 
+/** A memory as written, in the form the index keeps (memories/registry.ts: `searchFormOf`); `doc` null when it must not be searchable. */
+export interface WrittenMemory {
+  id: string;
+  doc: IndexDoc | null;
+  text: string;
+  vector?: Float32Array;
+}
+
 /** Memories written: a new vector or text re-indexes the memory; otherwise only its ranking and filter fields change. */
-export function applyWritten(index: MemoryIndex, written: { record: Episode | Fact | Turn; vector?: Float32Array }[]): void {
-  for (const { record, vector } of written) {
-    const doc = indexDocOf(record);
+export function applyWritten(index: MemoryIndex, written: readonly WrittenMemory[]): void {
+  for (const { id, doc, text, vector } of written) {
     if (!doc) {
-      index.remove(record.id);
+      index.remove(id);
       continue;
     }
-    const current = index.doc(record.id);
-    const text = indexedText(record);
-    if (!vector && current && current.userId === doc.userId && index.holdsText(record.id, text)) {
+    const current = index.doc(id);
+    if (!vector && current && current.userId === doc.userId && index.holdsText(id, text)) {
       index.updateDoc(doc);
       continue;
     }
-    const v = vector ?? index.vector(record.id);
+    const v = vector ?? index.vector(id);
     if (v) index.upsert({ doc, text, vector: v });
   }
 }

@@ -1,13 +1,14 @@
 import type { DBCore, DBCoreMutateRequest, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie';
+import { memoryKindIn } from '../memories/registry.js';
 
-/** The tables whose rows the app sees (memories, tasks, profiles) or the indexes mirror (vector blocks). */
-export const RECORD_TABLES = ['episodes', 'facts', 'turns', 'tasks', 'steps', 'patterns', 'profiles', 'vectorBlocks'] as const;
-export type RecordTable = (typeof RECORD_TABLES)[number];
-const isRecordTable = (name: string): name is RecordTable => (RECORD_TABLES as readonly string[]).includes(name);
+/** Besides every memory kind's table (memories/registry.ts): the tables whose rows the app sees, or the indexes mirror (vector blocks). */
+export const OTHER_RECORD_TABLES: readonly string[] = ['tasks', 'steps', 'patterns', 'profiles', 'vectorBlocks'];
+export const isRecordTable = (name: string): boolean => memoryKindIn(name) !== undefined || OTHER_RECORD_TABLES.includes(name);
 
 /** One row a committed transaction wrote or deleted (the last thing it did to that key). */
 export interface RowChange {
-  table: RecordTable;
+  /** A memory kind's table, or one of OTHER_RECORD_TABLES. */
+  table: string;
   key: string;
   /** The row as written; undefined when the row was deleted. */
   value?: unknown;
@@ -95,7 +96,7 @@ export function changeFeedMiddleware(): { feed: ChangeFeed; middleware: Middlewa
     },
   };
 
-  async function logged(table: DBCoreTable, name: RecordTable, req: DBCoreMutateRequest) {
+  async function logged(table: DBCoreTable, name: string, req: DBCoreMutateRequest) {
     const log = logs.get(req.trans);
     if (!log) return table.mutate(req);
     if (req.type === 'add' || req.type === 'put') {

@@ -1,21 +1,52 @@
 import Dexie, { type Transaction } from 'dexie';
 import { ValidationError } from '../errors.js';
+import type { StoredRecord, VectoredKind } from '../memories/registry.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { RowChange } from './change-feed.js';
 import type { EngramDatabase } from './database.js';
+import { storedRecord } from './read-record.js';
 import { toStorageError } from './transaction-errors.js';
-import { findIdConflict, idsWritten, KIND_NAMES, withIdSpace } from './unique-ids.js';
+import { findIdConflict, idSpaceNames, idsWritten, withIdSpace } from './unique-ids.js';
+import { deleteVectors, putVectors } from './vector-blocks.js';
 
 /** A table of the database, by name. */
 export type TableName = {
   [K in keyof EngramDatabase]: EngramDatabase[K] extends Dexie.Table ? K : never;
 }[keyof EngramDatabase];
 
+/**
+ * What a commit's body declares it writes: kinds of records with vectors
+ * (a memory kind or tasks: their table and the vector blocks), and the
+ * other tables by name (`vectorBlocks` alone: vectors re-embedded). The transaction's tables follow from it, and the
+ * scope refuses a kind or an audit row the body did not declare.
+ */
+export type CommitPart = VectoredKind<never> | TableName;
+
 /** The typed events a write may report besides `change` (which the change feed announces by itself). */
 export type WriteEvent = Exclude<EngramEvent, { type: 'change' }>;
 
-/** What a commit's body can ask for besides writing: both happen only if the transaction commits. */
+/** The write events kept as audit rows too (`events`, by user): all but sync's status. */
+export type AuditedEvent = Extract<WriteEvent, { userId: string }>;
+
+/** The vectors of records written together: by position (undefined: none given), or by id. */
+export type RecordVectors = readonly (Float32Array | undefined)[] | ReadonlyMap<string, Float32Array>;
+
+/** What a commit's body can do besides plain reads and writes: each write here happens, and each event is told, only if the transaction commits. */
 export interface CommitScope {
+  /**
+   * Puts records of a declared kind, each with its vector: the one given
+   * (replacing any stored one), none for a record that is not searchable
+   * (its stored one goes), else the one it has. `mayExist`: the ids that
+   * can hold a vector already (default: all); ids known to be new need no
+   * lookup, which keeps a bulk insert at one request per vector block.
+   */
+  put<R extends StoredRecord>(kind: VectoredKind<R>, records: readonly R[], vectors?: RecordVectors, options?: { mayExist?: readonly string[] }): Promise<void>;
+  /** Deletes records of a declared kind, with their vectors. */
+  remove(kind: VectoredKind<never>, ids: readonly string[]): Promise<void>;
+  /** The stored record of a kind, or NotFoundError. */
+  get<R extends StoredRecord>(kind: VectoredKind<R>, id: string): Promise<R>;
+  /** Keeps `event` as an audit row (`events`, which the body declares) written `at`, and emits it once committed. */
+  audit(event: AuditedEvent, at: number): Promise<void>;
   /** A typed event (dedup, eviction, ...) to emit once the transaction has committed. */
   emit(event: WriteEvent): void;
   /** Work to start once the transaction has committed (e.g. scheduling the job it queued). */
@@ -45,30 +76,41 @@ export interface CommitHook {
 }
 
 /**
- * The one way anything is written: `commit(operation, tables, body)` runs
- * `body` in one readwrite transaction over `tables` (all or nothing), turns
- * any failure into a typed EngramError naming `operation`, and after the
- * commit emits the body's events and runs its after-commit work.
+ * The one way anything is written: `commit(operation, parts, body)` runs
+ * `body` in one readwrite transaction over the tables of `parts` (all or
+ * nothing), turns any failure into a typed EngramError naming `operation`,
+ * and after the commit emits the body's events and runs its after-commit work.
  *
  * It does not update the indexes or announce the change itself: the change
  * feed (store/change-feed.ts) sees every row the transaction wrote and, once
  * it commits, hands them to index-sync/announce.ts before this resolves. That is
  * why a write path cannot forget to index or announce.
  *
- * Before the transaction commits, the ids it put into episodes, facts, turns
- * and tasks are checked against those tables (one id space: see
- * unique-ids.ts): an id another kind holds is a ValidationError and nothing
- * is written. So a commit touching any of them runs over all of them.
+ * Before the transaction commits, the ids it put into the tables of the id
+ * space (every memory kind's and the tasks') are checked against those
+ * tables (see unique-ids.ts): an id another kind holds is a ValidationError
+ * and nothing is written. So a commit touching any of them runs over all of them.
  */
-export type Commit = <T>(operation: string, tables: readonly TableName[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
+export type Commit = <T>(operation: string, parts: readonly CommitPart[], body: (scope: CommitScope) => Promise<T>, options?: CommitOptions) => Promise<T>;
+
+/** The tables `parts` name: a kind's table and the vector blocks, or a table by name. */
+function declaredTables(parts: readonly CommitPart[]): string[] {
+  return [...new Set(parts.flatMap((part) => (typeof part === 'string' ? [part] : [part.table, 'vectorBlocks'])))];
+}
+
+/** The tables a commit over `parts` runs in (before any commit hook's). */
+export function tablesOf(parts: readonly CommitPart[]): string[] {
+  return withIdSpace(declaredTables(parts));
+}
 
 export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => void, hook?: CommitHook): Commit {
-  return async (operation, tables, body, options = {}) => {
-    const hooked = hook && !options.quiet && tables.some((name) => hook.when.includes(name));
-    const inScope = hooked ? [...new Set<string>([...withIdSpace(tables), ...hook.tables])] : withIdSpace(tables);
+  return async (operation, parts, body, options = {}) => {
+    const declared = declaredTables(parts);
+    const hooked = hook && !options.quiet && declared.some((name) => hook.when.includes(name));
+    const inScope = hooked ? [...new Set<string>([...withIdSpace(declared), ...hook.tables])] : withIdSpace(declared);
     const events: WriteEvent[] = [];
     const after: (() => void)[] = [];
-    const scope: CommitScope = { emit: (event) => void events.push(event), afterCommit: (run) => void after.push(run) };
+    const scope = commitScope(db, operation, parts, events, after);
     let result;
     try {
       result = await db.transaction('rw', inScope.map((name) => db.table(name)), async (tx) => {
@@ -88,6 +130,47 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
   };
 }
 
+function commitScope(db: EngramDatabase, operation: string, parts: readonly CommitPart[], events: WriteEvent[], after: (() => void)[]): CommitScope {
+  const declared = new Set(parts.map((part) => (typeof part === 'string' ? part : part.table)));
+  const mustDeclare = (table: string) => {
+    if (!declared.has(table)) throw new Error(`The commit "${operation}" writes the ${table} table without declaring it.`);
+  };
+  return {
+    async put(kind, records, vectors, options = {}) {
+      mustDeclare(kind.table);
+      if (records.length === 0) return;
+      const vectorAt = (record: StoredRecord, i: number) => (vectors instanceof Map ? vectors.get(record.id) : (vectors as readonly (Float32Array | undefined)[] | undefined)?.[i]);
+      const entries: { id: string; userId: string; kind: string; vector: Float32Array }[] = [];
+      const dropped: string[] = [];
+      records.forEach((record, i) => {
+        const vector = vectorAt(record, i);
+        if (vector) entries.push({ id: record.id, userId: record.userId, kind: kind.type, vector });
+        else if (!kind.searchable(record)) dropped.push(record.id);
+      });
+      const mayExist = options.mayExist && new Set(options.mayExist);
+      await db.table(kind.table).bulkPut([...records]);
+      if (entries.length > 0) await putVectors(db, entries as never, mayExist ? { mayExist: entries.flatMap((e) => (mayExist.has(e.id) ? [e.id] : [])) } : {});
+      const stale = mayExist ? dropped.filter((id) => mayExist.has(id)) : dropped;
+      if (stale.length > 0) await deleteVectors(db, stale);
+    },
+    async remove(kind, ids) {
+      mustDeclare(kind.table);
+      if (ids.length === 0) return;
+      await db.table(kind.table).bulkDelete([...ids]);
+      await deleteVectors(db, ids);
+    },
+    get: (kind, id) => storedRecord(db, kind, id),
+    async audit(event, at) {
+      mustDeclare('events');
+      const { type, userId, ...data } = event;
+      await db.events.add({ type, userId, at, data });
+      events.push(event);
+    },
+    emit: (event) => void events.push(event),
+    afterCommit: (run) => void after.push(run),
+  };
+}
+
 /** Throws a ValidationError when the transaction put an id into one id-space table that another holds. */
 async function refuseSharedIds(db: EngramDatabase, tx: Transaction): Promise<void> {
   const ids = idsWritten(db.changes.written(tx.idbtrans as never));
@@ -98,7 +181,7 @@ async function refuseSharedIds(db: EngramDatabase, tx: Transaction): Promise<voi
   if (!conflict) return;
   const { id, written, heldBy } = conflict;
   throw new ValidationError(
-    `Id "${id}" is already used by ${KIND_NAMES[heldBy]}, so it cannot also name ${KIND_NAMES[written]}: episodes, facts, turns and tasks share one id space. Choose another id, or delete that ${KIND_NAMES[heldBy].split(' ')[1]} first.`,
-    [{ path: 'id', message: `already used by ${KIND_NAMES[heldBy]}` }],
+    `Id "${id}" is already used by ${heldBy.label}, so it cannot also name ${written.label}: ${idSpaceNames()} share one id space. Choose another id, or delete that ${heldBy.type} first.`,
+    [{ path: 'id', message: `already used by ${heldBy.label}` }],
   );
 }

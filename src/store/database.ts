@@ -10,12 +10,19 @@ import { oneWriterMiddleware } from './one-writer.js';
 import { writeMarkMiddleware, type WriteMark } from './write-mark.js';
 import { packBlocks } from './vector-blocks.js';
 import { middlewaresOf } from './factory-middlewares.js';
+import { memoryKinds } from '../memories/registry.js';
 import type { PatternRecord, StepRecord, TaskRecord } from '../schema/task.js';
 import type { SyncOutboxRow, SyncVersion } from '../replication/replica-records.js';
+
+/** The last published schema version. */
+const LATEST_VERSION = 7;
 
 /**
  * The IndexedDB schema. Each `version()` is a migration: never edit a
  * published version's stores, add a new version instead (Dexie diffs them).
+ * A memory kind's table is declared as its registry entry's `indexes`
+ * (memories/registry.ts), which a unit test holds equal to the published
+ * schema; a kind no published version names gets its table one version up.
  *
  * Index notes:
  * - `[userId+createdAt]` serves per-user, time-ordered listing and eviction.
@@ -51,7 +58,13 @@ export class EngramDatabase extends Dexie {
 
   constructor(name: string, deps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, deps && (deps.indexedDB || deps.IDBKeyRange) ? deps : undefined);
-    this.version(1).stores({
+    // The published versions, as they were published; `published` collects the tables they declare.
+    const published = new Set<string>();
+    const version = (n: number, stores: Record<string, string | null>) => {
+      for (const [table, spec] of Object.entries(stores)) if (spec !== null) published.add(table);
+      return this.version(n).stores(stores);
+    };
+    version(1, {
       episodes:
         'id, userId, [userId+createdAt], [userId+endedAt], sessionId, parentId, *tags, *participants, *toolsUsed, *entities, outcomeStatus, state',
       facts: 'id, userId, [userId+createdAt], [userId+category], [userId+status], supersededBy, *tags',
@@ -62,30 +75,31 @@ export class EngramDatabase extends Dexie {
       meta: 'key',
     });
     // v2: agent task episodes.
-    this.version(2).stores({
+    version(2, {
       tasks: 'id, userId, [userId+status], startedAt',
       steps: 'id, taskId, [taskId+index]',
       patterns: 'id, userId, [userId+domain], [userId+language], kind',
     });
     // v3: the persisted index snapshot (a cache; see index-snapshot.ts).
-    this.version(3).stores({ snapshot: 'key' });
+    version(3, { snapshot: 'key' });
     // v4: vectors in blocks, not a row per memory (see vector-blocks.ts); facts lose the indexes no query used.
-    this.version(4)
-      .stores({
-        facts: 'id, [userId+createdAt], supersededBy, *tags',
-        vectors: null,
-        vectorBlocks: 'id, userId, kind, *ids',
-      })
-      .upgrade(async (tx) => {
-        const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
-        await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
-      });
+    version(4, {
+      facts: 'id, [userId+createdAt], supersededBy, *tags',
+      vectors: null,
+      vectorBlocks: 'id, userId, kind, *ids',
+    }).upgrade(async (tx) => {
+      const rows = (await tx.table('vectors').toArray()) as LegacyVectorRecord[];
+      await tx.table('vectorBlocks').bulkAdd(packBlocks(rows));
+    });
     // v5: conversation turns (what observe() keeps without an LLM, and turns.add); `[userId+createdAt]` serves listing and retention, `[userId+seq]` a turn's neighbours.
-    this.version(5).stores({ turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
+    version(5, { turns: 'id, [userId+createdAt], [userId+seq], sessionId' });
     // v6: the log of writes since the index snapshot (see write-mark.ts), so a snapshot that lags (a tab killed before it was saved) is replayed, not rebuilt.
-    this.version(6).stores({ indexLog: '++seq' });
+    version(6, { indexLog: '++seq' });
     // v7: sync's outbox (by record, ordered by sequence) and version clocks (see replication/replica-records.ts).
-    this.version(7).stores({ syncOutbox: 'key, seq', syncVersions: 'key' });
+    version(7, { syncOutbox: 'key, seq', syncVersions: 'key' });
+    // A memory kind no published version declares (one registered beyond engram's own: memories/registry.ts) has the table its kind describes.
+    const unpublished = memoryKinds().filter((kind) => !published.has(kind.table));
+    if (unpublished.length > 0) this.version(LATEST_VERSION + 1).stores(Object.fromEntries(unpublished.map((kind) => [kind.table, kind.indexes])));
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();
@@ -95,5 +109,14 @@ export class EngramDatabase extends Dexie {
     this.changes = feed.feed;
     this.use(feed.middleware);
     for (const extra of middlewaresOf(deps?.indexedDB)) this.use(extra);
+  }
+
+  /**
+   * A memory kind's table by name, as the database's own property (the
+   * object `db.facts` is: Dexie's `table(name)` hands out another one, so
+   * code reading every kind through the registry reads what `db.facts` does).
+   */
+  tableOf<T = unknown>(name: string): Dexie.Table<T, string> {
+    return ((this as unknown as Record<string, Dexie.Table<T, string> | undefined>)[name] ?? this.table(name)) as Dexie.Table<T, string>;
   }
 }

@@ -1,58 +1,41 @@
 import Dexie, { type Collection } from 'dexie';
-import type { Episode } from '../schema/episode.js';
-import type { Fact } from '../schema/fact.js';
-import type { Turn, TurnListQuery } from '../schema/turn.js';
-import type { WithUser } from '../schema/default-user.js';
-import { toEpochMs, type EpisodeListQuery, type FactListQuery, type MetadataFilter } from '../schema/query.js';
+import type { MemoryKind, StoredMemory } from '../memories/registry.js';
+import { toEpochMs, type MetadataFilter } from '../schema/query.js';
 import { valueMatches } from '../schema/metadata-match.js';
 import type { EngramDatabase } from './database.js';
 
+/** What listing reads of a memory: its user, time, tags and metadata (its kind's table indexes `[userId+createdAt]` and `*tags`). */
+export type Listable = StoredMemory & { tags: string[]; metadata: Record<string, unknown> };
+
+/** The conditions every listing takes; the operation's schema filled in the user (schema/default-user.ts). */
+export interface ListQuery {
+  userId: string;
+  since?: number | Date;
+  until?: number | Date;
+  tags?: string[];
+  filter?: MetadataFilter;
+  order?: 'asc' | 'desc';
+  offset?: number;
+  limit?: number;
+}
+
 /**
- * Lists one user's records by creation time through the `[userId+createdAt]`
- * index (a key range, not a scan); tag filters go through the multi-entry
- * `tags` index. Remaining conditions are checked per record.
+ * Lists one user's records of a kind by creation time through the
+ * `[userId+createdAt]` index (a key range, not a scan); tag filters go
+ * through the multi-entry `tags` index, and `structured` (the most selective
+ * of a kind's own multi-entry filters) through its index. `predicates` (the
+ * kind's own conditions) and the metadata filter, which matches a record's
+ * fields and its metadata's, are checked per record.
  */
-export async function listEpisodes(db: EngramDatabase, query: WithUser<EpisodeListQuery>): Promise<Episode[]> {
-  const { userId } = query;
-  const predicates: ((e: Episode) => boolean)[] = [];
-  if (query.sessionId !== undefined) predicates.push((e) => e.sessionId === query.sessionId);
-  if (query.parentId !== undefined) predicates.push((e) => e.parentId === query.parentId);
-  for (const key of ['participants', 'toolsUsed', 'entities'] as const) {
-    const wanted = query[key];
-    if (wanted?.length) predicates.push((e) => e[key].some((v) => wanted.includes(v)));
-  }
-  if (query.outcomeStatus) predicates.push((e) => query.outcomeStatus!.includes(e.outcomeStatus));
-  if (query.state) predicates.push((e) => query.state!.includes(e.state));
-  const collection = baseCollection(db.episodes, userId, query, structuredIndex(query));
-  return finish(collection, query, predicates, (e) => ({ ...e.metadata, ...e }));
-}
-
-export async function listFacts(db: EngramDatabase, query: WithUser<FactListQuery>): Promise<Fact[]> {
-  const { userId } = query;
-  const predicates: ((f: Fact) => boolean)[] = [];
-  if (!query.includeRetired) predicates.push((f) => f.status === 'current');
-  if (query.category) predicates.push((f) => query.category!.includes(f.category));
-  return finish(baseCollection(db.facts, userId, query), query, predicates, (f) => ({ ...f.metadata, ...f }));
-}
-
-/** One user's turns, by the time they were said (newest first unless `order: 'asc'`). */
-export async function listTurns(db: EngramDatabase, query: WithUser<TurnListQuery>): Promise<Turn[]> {
-  const { userId } = query;
-  const predicates: ((t: Turn) => boolean)[] = [];
-  if (query.sessionId !== undefined) predicates.push((t) => t.sessionId === query.sessionId);
-  if (query.speaker !== undefined) predicates.push((t) => t.speaker === query.speaker);
-  return finish(baseCollection(db.turns, userId, query), query, predicates, (t) => ({ ...t.metadata, ...t }));
-}
-
-type Listable = { userId: string; createdAt: number; tags: string[] };
-
-/** The most selective multi-entry index among the structured filters, if any. */
-function structuredIndex(query: EpisodeListQuery): { index: string; values: string[] } | undefined {
-  for (const key of ['entities', 'participants', 'toolsUsed'] as const) {
-    const values = query[key];
-    if (values?.length) return { index: key, values };
-  }
-  return undefined;
+export function listRecords<R extends Listable>(
+  db: EngramDatabase,
+  kind: MemoryKind<R>,
+  query: ListQuery,
+  predicates: readonly ((r: R) => boolean)[] = [],
+  structured?: { index: string; values: string[] },
+): Promise<R[]> {
+  const collection = baseCollection(db.table(kind.table) as Dexie.Table<R, string>, query.userId, query, structured);
+  return finish(collection, query, predicates, (r) => ({ ...r.metadata, ...r }));
 }
 
 function baseCollection<T extends Listable>(
@@ -74,7 +57,7 @@ function baseCollection<T extends Listable>(
 async function finish<T extends Listable>(
   collection: Collection<T, string>,
   query: { filter?: MetadataFilter; order?: 'asc' | 'desc'; offset?: number; limit?: number },
-  predicates: ((r: T) => boolean)[],
+  predicates: readonly ((r: T) => boolean)[],
   fieldsOf: (r: T) => Record<string, unknown>,
 ): Promise<T[]> {
   const filterEntries = Object.entries(query.filter ?? {});

@@ -1,18 +1,22 @@
+import { idSpaceKinds, type VectoredKind } from '../memories/registry.js';
 import type { Table } from 'dexie';
 import type { RowChange } from './change-feed.js';
 
 /**
- * The tables whose rows share one id space: recall, the search index and
- * vector blocks find a memory (or a task, by its description's vector) by
- * its id alone, so an id held by two of them would make one shadow the other.
+ * The tables whose rows share one id space: every memory kind's and the
+ * tasks' (memories/registry.ts). Recall, the search index and vector blocks
+ * find a memory (or a task, by its description's vector) by its id alone,
+ * so an id held by two of them would make one shadow the other.
  */
-export const ID_SPACE_TABLES = ['episodes', 'facts', 'turns', 'tasks'] as const;
-export type IdSpaceTable = (typeof ID_SPACE_TABLES)[number];
+export function idSpaceTables(): string[] {
+  return idSpaceKinds().map((kind) => kind.table);
+}
 
-const isIdSpaceTable = (name: string): name is IdSpaceTable => (ID_SPACE_TABLES as readonly string[]).includes(name);
-
-/** What one row of each table is called in a message. */
-export const KIND_NAMES: Record<IdSpaceTable, string> = { episodes: 'an episode', facts: 'a fact', turns: 'a turn', tasks: 'a task' };
+/** The tables of the id space as a sentence names them ("facts, episodes, turns and tasks"). */
+export function idSpaceNames(): string {
+  const names = idSpaceTables();
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
+}
 
 /** Where the check reads tables: the database (inside its ambient transaction) or a Dexie transaction object. */
 export interface TableSource {
@@ -22,29 +26,31 @@ export interface TableSource {
 /** An id written as one kind while a row of another kind holds it. */
 export interface IdConflict {
   id: string;
-  /** The table it was written to. */
-  written: IdSpaceTable;
-  /** The table that holds it too. */
-  heldBy: IdSpaceTable;
+  /** The kind it was written as. */
+  written: VectoredKind;
+  /** The kind that holds it too. */
+  heldBy: VectoredKind;
 }
 
 /**
  * The first id among `ids` (by table) that a row of another id-space table
  * holds, read in the caller's transaction (which must include every table of
- * ID_SPACE_TABLES; pass the transaction object where the read must not leave
+ * the id space; pass the transaction object where the read must not leave
  * it), or undefined. One bulk read per table that others wrote to.
  */
-export async function findIdConflict(db: TableSource, ids: ReadonlyMap<IdSpaceTable, readonly string[]>): Promise<IdConflict | undefined> {
-  for (const heldBy of ID_SPACE_TABLES) {
-    const others = [...ids].filter(([table]) => table !== heldBy);
+export async function findIdConflict(db: TableSource, ids: ReadonlyMap<string, readonly string[]>): Promise<IdConflict | undefined> {
+  const kinds = idSpaceKinds();
+  const kindIn = (table: string) => kinds.find((kind) => kind.table === table)!;
+  for (const heldBy of kinds) {
+    const others = [...ids].filter(([table]) => table !== heldBy.table);
     const keys = others.flatMap(([, list]) => list);
     if (keys.length === 0) continue;
-    const rows = await db.table(heldBy).bulkGet(keys);
+    const rows = await db.table(heldBy.table).bulkGet(keys);
     const at = rows.findIndex((row) => row !== undefined);
     if (at < 0) continue;
     let offset = at;
     for (const [written, list] of others) {
-      if (offset < list.length) return { id: list[offset]!, written, heldBy };
+      if (offset < list.length) return { id: list[offset]!, written: kindIn(written), heldBy };
       offset -= list.length;
     }
   }
@@ -52,10 +58,11 @@ export async function findIdConflict(db: TableSource, ids: ReadonlyMap<IdSpaceTa
 }
 
 /** The ids a transaction's rows put into each id-space table. */
-export function idsWritten(rows: readonly RowChange[]): Map<IdSpaceTable, string[]> {
-  const ids = new Map<IdSpaceTable, string[]>();
+export function idsWritten(rows: readonly RowChange[]): Map<string, string[]> {
+  const space = new Set(idSpaceTables());
+  const ids = new Map<string, string[]>();
   for (const row of rows) {
-    if (row.value === undefined || !isIdSpaceTable(row.table)) continue;
+    if (row.value === undefined || !space.has(row.table)) continue;
     let list = ids.get(row.table);
     if (!list) ids.set(row.table, (list = []));
     list.push(row.key);
@@ -64,7 +71,8 @@ export function idsWritten(rows: readonly RowChange[]): Map<IdSpaceTable, string
 }
 
 /** The tables a commit over `tables` runs in: with one id-space table, all of them (the check reads them). */
-export function withIdSpace<T extends string>(tables: readonly T[]): (T | IdSpaceTable)[] {
-  if (!tables.some(isIdSpaceTable)) return [...tables];
-  return [...new Set<T | IdSpaceTable>([...tables, ...ID_SPACE_TABLES])];
+export function withIdSpace(tables: readonly string[]): string[] {
+  const space = idSpaceTables();
+  if (!tables.some((table) => space.includes(table))) return [...tables];
+  return [...new Set([...tables, ...space])];
 }

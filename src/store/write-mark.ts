@@ -1,9 +1,10 @@
 import type { DBCore, DBCoreMutateRequest, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie';
 import { newId } from '../ids.js';
+import { memoryKindIn } from '../memories/registry.js';
 import type { IndexLogRow, VectorBlock } from '../schema/records.js';
 
-/** The tables whose contents the search index mirrors: a write to any of them moves the mark. */
-export const INDEXED_TABLES: ReadonlySet<string> = new Set(['facts', 'episodes', 'turns', 'vectorBlocks']);
+/** Whether the search index mirrors a table's contents (every memory kind's, and the vector blocks): a write to one moves the mark. */
+export const isIndexedTable = (name: string): boolean => name === 'vectorBlocks' || memoryKindIn(name) !== undefined;
 export const WRITE_MARK_KEY = 'writeMark';
 /** The mark of a store no engine has written since marks exist (a new or pre-v3 database). */
 export const NO_MARK = '';
@@ -96,13 +97,13 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
       return {
         ...down,
         transaction(stores, mode, options) {
-          if (mode !== 'readwrite' || !stores.some((s) => INDEXED_TABLES.has(s))) return down.transaction(stores, mode, options);
+          if (mode !== 'readwrite' || !stores.some(isIndexedTable)) return down.transaction(stores, mode, options);
           const extra = ['meta', ...(mark.logging && hasLog ? [INDEX_LOG_TABLE] : [])].filter((s) => !stores.includes(s));
           return down.transaction([...stores, ...extra], mode, options);
         },
         table(name) {
           const table = down.table(name);
-          if (!INDEXED_TABLES.has(name)) return table;
+          if (!isIndexedTable(name)) return table;
           return {
             ...table,
             mutate: (req: DBCoreMutateRequest) =>
@@ -112,7 +113,7 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
                   const deleted = name === 'vectorBlocks' && req.type === 'delete' ? ((await table.getMany({ trans: req.trans, keys: req.keys })) as (VectorBlock | undefined)[]) : [];
                   const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req, deleted) };
                   if (name === 'vectorBlocks' && (req.type === 'put' || req.type === 'add')) row.blocks = (req.values as VectorBlock[]).map((block) => block.id);
-                  if (name !== 'vectorBlocks') row.table = name as NonNullable<IndexLogRow['table']>;
+                  if (name !== 'vectorBlocks') row.table = name;
                   await down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] });
                 }
                 return table.mutate(req);

@@ -1,8 +1,9 @@
 import type * as z from 'zod/mini';
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { TASK_RECORDS } from '../memories/registry.js';
 import type { JobHandler, JobQueue } from '../jobs/queue.js';
 import type { WithUser } from '../schema/default-user.js';
 import {
@@ -19,6 +20,7 @@ import {
 import type { MemoryIndex } from '../search/memory-index.js';
 import { resolveRanking } from '../search/ranking.js';
 import { taskDoc } from '../search/index-doc.js';
+import { readRecord } from '../store/read-record.js';
 import { putVectors, unpackBlocks } from '../store/vector-blocks.js';
 import { contextMatchScore, TASK_RETRIEVAL_WEIGHTS } from './context-match.js';
 import { checkDescription, checkOutcome, checkStep, checkTaskSize, LIMITS } from './limits.js';
@@ -139,7 +141,8 @@ export class TaskStore {
       patternIds: [],
       metadata: input.metadata ?? {},
     };
-    await this.ctx.commit('start a task', ['tasks'], () => this.ctx.db.tasks.add(task));
+    // A new id: no vector can be stored under it yet (a running task keeps none).
+    await this.ctx.commit('start a task', [TASK_RECORDS], (scope) => scope.put(TASK_RECORDS, [task], undefined, { mayExist: [] }));
     return task;
   }
 
@@ -147,9 +150,8 @@ export class TaskStore {
   async appendSteps(taskId: string, steps: z.output<typeof stepInputSchema>[]): Promise<number> {
     if (steps.length === 0) return (await this.mustGet(taskId)).stepCount;
     const { db } = this.ctx;
-    return this.ctx.commit('record steps', ['tasks', 'steps'], async () => {
-      const task = await db.tasks.get(taskId);
-      if (!task) throw new NotFoundError('task', taskId);
+    return this.ctx.commit('record steps', ['tasks', 'steps'], async (scope) => {
+      const task = await scope.get(TASK_RECORDS, taskId);
       if (task.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
       steps.forEach((s, i) => checkStep(s, task.stepCount + i + 1));
       const at = this.ctx.now();
@@ -175,7 +177,7 @@ export class TaskStore {
 
     const [vector] = await embedTexts(this.ctx, [task.description || ' ']);
     const { db } = this.ctx;
-    const done = await this.ctx.commit('complete a task', ['tasks', 'patterns', 'vectorBlocks', 'jobs'], async (scope) => {
+    const done = await this.ctx.commit('complete a task', [TASK_RECORDS, 'patterns', 'jobs'], async (scope) => {
       const current = await db.tasks.get(taskId);
       if (!current || current.status !== 'running') throw new ValidationError(`Task "${taskId}" is already completed.`, [{ path: 'taskId', message: 'completed' }]);
       const existing = await db.patterns.bulkGet(patterns.map((p) => p.id));
@@ -185,8 +187,7 @@ export class TaskStore {
       const reward = computeReward({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, newPatternCount, metadata: task.metadata, weights: this.options.efficiencyWeights });
       const reflection = reflect({ outcome, steps, durationMs: now - task.startedAt, complexity: task.context.complexity, maxItems: this.options.reflectionItems });
       const completed: TaskRecord = { ...current, status: 'completed', completedAt: now, outcome, reward, reflection, patternIds: merged.map((p) => p.id) };
-      await db.tasks.put(completed);
-      await putVectors(db, [{ id: taskId, userId: task.userId, kind: 'task', vector: vector! }]);
+      await scope.put(TASK_RECORDS, [completed], [vector!]);
       if (asyncPatterns) {
         const job = this.queue.newJob(`patterns:${taskId}`, PATTERN_JOB, task.userId, { taskId });
         await db.jobs.put(job);
@@ -264,9 +265,7 @@ export class TaskStore {
     return LIMITS;
   }
 
-  private async mustGet(taskId: string): Promise<TaskRecord> {
-    const task = await this.ctx.db.tasks.get(taskId);
-    if (!task) throw new NotFoundError('task', taskId);
-    return task;
+  private mustGet(taskId: string): Promise<TaskRecord> {
+    return readRecord(this.ctx.db, TASK_RECORDS, taskId);
   }
 }

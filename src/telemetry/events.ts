@@ -31,7 +31,11 @@ export interface EvictionEvent {
   reason: 'ttl' | 'cap' | 'quota';
 }
 
-/** The tables a `change` event reports on: everything the app can read back. */
+/**
+ * The tables a `change` event reports on: everything the app can read back.
+ * Spelled out for the public declarations; memories/registry.ts fails to
+ * compile if a shipped memory kind's table is missing here.
+ */
 export type ChangeTable = 'episodes' | 'facts' | 'turns' | 'tasks' | 'steps' | 'patterns' | 'profiles';
 
 /**

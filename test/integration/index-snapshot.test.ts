@@ -4,7 +4,7 @@ import { ValidationError, type Memory, type MemoryOptions, type RankingOptions }
 import { EngramDatabase } from '../../src/store/database.js';
 import { loadSnapshot, readSnapshot, saveSnapshot, SnapshotPages, type SnapshotPage, type SnapshotHeader } from '../../src/index-sync/index-snapshot.js';
 import { unheldTerms } from '../../src/index-sync/unheld-terms.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { textFingerprint, textFingerprints } from '../../src/search/text-fingerprint.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { MemoryIndex } from '../../src/search/memory-index.js';
 import { ChangeSignal, type ChangeMessage } from '../../src/index-sync/change-signal.js';
 import { EngramDatabase } from '../../src/store/database.js';

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../src/errors.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { parseExport, serializeExport } from '../../src/portability/export-format.js';
 
 const fact = buildFact({ userId: 'default', id: 'f1', text: 'Likes green tea' }, 1_700_000_000_000);
 const file = serializeExport({
   header: { format: 'engram-export', version: 1, exportedAt: 1, userId: null, embedder: { id: 'e', dimension: 2 } },
-  episodes: [],
-  facts: [fact],
-  turns: [],
+  memories: new Map([['fact', [fact]]]),
   profiles: [],
   tasks: [],
   steps: [],
@@ -19,7 +17,7 @@ const file = serializeExport({
 describe('export format', () => {
   it('round-trips records and vectors', () => {
     const parsed = parseExport(file);
-    expect(parsed.facts).toEqual([fact]);
+    expect(parsed.memories.get('fact')).toEqual([fact]);
     expect([...parsed.vectors.get('f1')!]).toEqual([Float32Array.from([0.6])[0], Float32Array.from([0.8])[0]]);
   });
 

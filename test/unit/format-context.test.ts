@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatContext } from '../../src/recall/format-context.js';
-import { buildEpisode } from '../../src/lifecycle/write-episode.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildEpisode } from '../../src/memories/episodes/write-episode.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 
 const at = Date.UTC(2026, 10, 22, 23, 30); // 22 Nov 23:30 UTC = 23 Nov in Tokyo
 

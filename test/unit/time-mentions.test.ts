@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatContext } from '../../src/recall/format-context.js';
-import { buildFact } from '../../src/facts/build-fact.js';
+import { buildFact } from '../../src/memories/facts/build-fact.js';
 import { timeMentions } from '../../src/time/time-mentions.js';
 import type { TimeMention } from '../../src/schema/time-mention.js';
 

@@ -1,5 +1,5 @@
-import { closeEpisode } from '../../lifecycle/close-episode.js';
-import { writeEpisode } from '../../lifecycle/write-episode.js';
+import { closeEpisode } from '../../memories/episodes/close-episode.js';
+import { writeEpisode } from '../../memories/episodes/write-episode.js';
 import type { EPISODE_OPERATIONS } from '../../operations/episodes.js';
 import type { HandlersOf } from './handler.js';
 

@@ -1,4 +1,4 @@
-import { addFactMerging } from '../../extract/add-fact-merging.js';
+import { addFactMerging } from '../../memories/facts/add-fact-merging.js';
 import type { FACT_OPERATIONS } from '../../operations/facts.js';
 import type { WithUser } from '../../schema/default-user.js';
 import type { Fact, FactInput } from '../../schema/fact.js';

@@ -1,5 +1,5 @@
 import type { forgetAUser } from '../../operations/forget.js';
-import { forgetUser } from '../../portability/forget.js';
+import { forgetUser } from '../../users/forget-user.js';
 import type { HandlersOf } from './handler.js';
 
 /** Deletes everything stored for one user (operations/forget.ts). */

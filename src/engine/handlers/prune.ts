@@ -1,4 +1,4 @@
-import { prune } from '../../lifecycle/prune.js';
+import { prune } from '../../retention/prune.js';
 import type { pruneNow } from '../../operations/prune.js';
 import type { HandlersOf } from './handler.js';
 

@@ -1,6 +1,6 @@
-import type { EngineContext } from '../engine-context.js';
-import type { Episode } from '../schema/episode.js';
-import { getVectors } from '../store/vector-blocks.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { Episode } from '../../schema/episode.js';
+import { getVectors } from '../../store/vector-blocks.js';
 
 /**
  * Dedup-on-write. A new episode whose cosine to an existing episode of the

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import type { LLMProvider } from '../llm/types.js';
-import { episodeIndexText, outcomeStatusSchema, type Episode } from '../schema/episode.js';
-import { callLLM, type CallFailure } from '../llm/call-llm.js';
-import { neutralise } from '../llm/exchange.js';
+import type { LLMProvider } from '../../llm/types.js';
+import { episodeIndexText, outcomeStatusSchema, type Episode } from '../../schema/episode.js';
+import { callLLM, type CallFailure } from '../../llm/call-llm.js';
+import { neutralise } from '../../llm/exchange.js';
 
 /** The `episode-metadata` call's instructions (covered by PROMPT_VERSION in extract/prompts.ts). */
 export const METADATA_SYSTEM = `You read ONE episode record (what happened and what was learned) and return its structured metadata as a JSON object:

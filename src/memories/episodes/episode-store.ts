@@ -1,17 +1,20 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { orderSequence, type SequenceOptions } from '../recall/sequence.js';
-import type { WithUser } from '../schema/default-user.js';
-import { episodeIndexText, type Episode, type EpisodePatch } from '../schema/episode.js';
-import type { EpisodeListQuery } from '../schema/query.js';
-import { listEpisodes } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import type { EngineContext } from '../../engine-context.js';
+import { ValidationError } from '../../errors.js';
+import { orderSequence, type SequenceOptions } from '../../recall/sequence.js';
+import type { WithUser } from '../../schema/default-user.js';
+import { episodeIndexText, type Episode, type EpisodePatch } from '../../schema/episode.js';
+import type { EpisodeListQuery } from '../../schema/query.js';
+import { listRecords } from '../../store/list-records.js';
+import { readRecord } from '../../store/read-record.js';
+import { toStorageError } from '../../store/transaction-errors.js';
+import { EPISODES } from '../registry.js';
 import { chainOf } from './chaining.js';
-import { deleteEpisodesInTx } from './eviction.js';
+import { deleteEpisodes } from './delete-episodes.js';
 
 const STATE_ORDER: readonly Episode['state'][] = ['active', 'summarized', 'archived'];
+/** The structured list fields `list` filters on (each a multi-entry index). */
+const STRUCTURED_LISTS = ['participants', 'toolsUsed', 'entities'] as const;
 /** Tagged episodes a replay reads at most (it returns `limit` of them, oldest first). */
 const MAX_TAGGED = 1000;
 
@@ -23,19 +26,24 @@ const MAX_TAGGED = 1000;
 export class EpisodeStore {
   constructor(private readonly ctx: EngineContext) {}
 
-  async get(id: string): Promise<Episode> {
-    let episode: Episode | undefined;
-    try {
-      episode = await this.ctx.db.episodes.get(id);
-    } catch (error) {
-      throw toStorageError(error, `read episode "${id}"`);
-    }
-    if (!episode) throw new NotFoundError('episode', id);
-    return episode;
+  get(id: string): Promise<Episode> {
+    return readRecord(this.ctx.db, EPISODES, id);
   }
 
+  /** One user's episodes by creation time, filtered on their structured fields (see store/list-records.ts). */
   list(query: WithUser<EpisodeListQuery>): Promise<Episode[]> {
-    return listEpisodes(this.ctx.db, query);
+    const predicates: ((e: Episode) => boolean)[] = [];
+    if (query.sessionId !== undefined) predicates.push((e) => e.sessionId === query.sessionId);
+    if (query.parentId !== undefined) predicates.push((e) => e.parentId === query.parentId);
+    for (const key of STRUCTURED_LISTS) {
+      const wanted = query[key];
+      if (wanted?.length) predicates.push((e) => e[key].some((v) => wanted.includes(v)));
+    }
+    if (query.outcomeStatus) predicates.push((e) => query.outcomeStatus!.includes(e.outcomeStatus));
+    if (query.state) predicates.push((e) => query.state!.includes(e.state));
+    // The most selective multi-entry index among the structured filters, if any, is where the listing starts.
+    const structured = (['entities', 'participants', 'toolsUsed'] as const).find((key) => query[key]?.length);
+    return listRecords(this.ctx.db, EPISODES, query, predicates, structured && { index: structured, values: query[structured]! });
   }
 
   async update(id: string, patch: EpisodePatch): Promise<Episode> {
@@ -56,26 +64,24 @@ export class EpisodeStore {
     }
     merged.updatedAt = ctx.now();
     const vector = merged.text !== current.text ? (await embedTexts(ctx, [merged.text]))[0] : undefined;
-    await ctx.commit('update an episode', ['episodes', 'vectorBlocks'], async () => {
-      if (!(await db.episodes.get(id))) throw new NotFoundError('episode', id);
+    await ctx.commit('update an episode', [EPISODES], async (scope) => {
+      await scope.get(EPISODES, id);
       if (merged.parentId) {
-        const parent = await db.episodes.get(merged.parentId);
-        if (!parent) throw new NotFoundError('episode', merged.parentId);
+        const parent = await scope.get(EPISODES, merged.parentId);
         if ((await chainOf((pid) => db.episodes.get(pid), parent)).some((e) => e.id === id)) {
           throw new ValidationError('That parent would make the chain a cycle.', [{ path: 'parentId', message: 'is a descendant of this episode' }]);
         }
       }
-      await db.episodes.put(merged);
-      if (vector) await putVectors(db, [{ id, userId: merged.userId, kind: 'episode', vector }]);
+      await scope.put(EPISODES, [merged], [vector]);
     });
     return merged;
   }
 
   async delete(id: string): Promise<void> {
     const { db } = this.ctx;
-    await this.ctx.commit('delete an episode', ['episodes', 'vectorBlocks'], async () => {
-      if (!(await db.episodes.get(id))) throw new NotFoundError('episode', id);
-      await deleteEpisodesInTx(db, [id]);
+    await this.ctx.commit('delete an episode', [EPISODES], async (scope) => {
+      await scope.get(EPISODES, id);
+      await deleteEpisodes(db, scope, [id]);
     });
   }
 

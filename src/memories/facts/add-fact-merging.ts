@@ -1,12 +1,12 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import type { LLMProvider } from '../llm/types.js';
-import type { WithUser } from '../schema/default-user.js';
-import type { ResolvedExtraction } from './resolve-extraction.js';
-import type { Fact, FactInput } from '../schema/fact.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
-import { decideFacts, planFactWrites } from './facts-merge.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { LLMProvider } from '../../llm/types.js';
+import type { WithUser } from '../../schema/default-user.js';
+import type { ResolvedExtraction } from '../../extract/resolve-extraction.js';
+import type { Fact, FactInput } from '../../schema/fact.js';
+import { decideFacts, planFactWrites } from '../../extract/facts-merge.js';
+import { FACTS } from '../registry.js';
 
 /**
  * A fact the app adds directly, merged like an extracted one (facts-merge.ts):
@@ -35,10 +35,6 @@ export async function addFactMerging(
   current.pinned = current.pinned || (input.pinned ?? false);
   current.metadata = { ...current.metadata, ...(input.metadata ?? {}) };
   const currentVector = current.text === input.text ? vector! : (await embedTexts(ctx, [current.text]))[0]!;
-  await ctx.commit('add a fact', ['facts', 'vectorBlocks'], async () => {
-    await ctx.db.facts.bulkPut(plan.puts);
-    await putVectors(ctx.db, [{ id: current.id, userId, kind: 'fact', vector: currentVector }]);
-    if (plan.retired.length) await deleteVectors(ctx.db, plan.retired);
-  });
+  await ctx.commit('add a fact', [FACTS], (scope) => scope.put(FACTS, plan.puts, new Map([[current.id, currentVector]])));
   return { merged: current };
 }

@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import type { WithUser } from '../schema/default-user.js';
-import type { Fact, FactInput } from '../schema/fact.js';
+import { newId } from '../../ids.js';
+import type { WithUser } from '../../schema/default-user.js';
+import type { Fact, FactInput } from '../../schema/fact.js';
 
 /** Builds a stored fact from validated input, filling every default. */
 export function buildFact(input: WithUser<FactInput>, now: number, source: Fact['source'] = 'manual'): Fact {

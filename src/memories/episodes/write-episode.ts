@@ -1,14 +1,15 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, QuotaError, ValidationError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { WithUser } from '../schema/default-user.js';
-import { episodeIndexText, type Episode, type EpisodeInput } from '../schema/episode.js';
-import type { CommitScope } from '../store/commit.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import type { EngineContext } from '../../engine-context.js';
+import { QuotaError, ValidationError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { WithUser } from '../../schema/default-user.js';
+import { episodeIndexText, type Episode, type EpisodeInput } from '../../schema/episode.js';
+import type { CommitScope } from '../../store/commit.js';
+import { EPISODES } from '../registry.js';
 import { findAutoParent } from './chaining.js';
 import { duplicatesInTransaction, findDuplicate } from './dedup.js';
-import { deleteEpisodesInTx, oldestUnpinned, selectEvictions } from './eviction.js';
+import { deleteEpisodes } from './delete-episodes.js';
+import { oldestUnpinned, selectEvictions } from '../../retention/eviction.js';
 
 export interface EpisodeWriteResult {
   episode: Episode;
@@ -91,7 +92,7 @@ export async function writeEpisode(
     : findAutoParent(ctx, draft, vector!, new Set([draft.id, ...(duplicate ? [duplicate.replacedId] : [])]));
 
   const attempt = (quotaRelief: boolean, operation: string) =>
-    ctx.commit(operation, ['episodes', 'vectorBlocks', 'events', ...(options.inTransaction ? (['meta'] as const) : [])], async (scope: CommitScope) => {
+    ctx.commit(operation, [EPISODES, 'events', ...(options.inTransaction ? (['meta'] as const) : [])], async (scope: CommitScope) => {
       evicted = [];
       const record: Episode = { ...draft };
       const existing = await ctx.db.episodes.get(record.id);
@@ -112,15 +113,8 @@ export async function writeEpisode(
           replaced = { id: victim.id, similarity: candidate.similarity };
           if (!explicitParent) record.parentId = victim.parentId;
           await ctx.db.episodes.where('parentId').equals(victim.id).modify({ parentId: record.id });
-          await ctx.db.episodes.delete(victim.id);
-          await deleteVectors(ctx.db, [victim.id]);
-          await ctx.db.events.add({
-            type: 'dedup',
-            userId: record.userId,
-            at: now,
-            data: { replacedId: victim.id, byId: record.id, similarity: candidate.similarity },
-          });
-          scope.emit({ type: 'dedup', userId: record.userId, replacedId: victim.id, byId: record.id, similarity: candidate.similarity });
+          await scope.remove(EPISODES, [victim.id]);
+          await scope.audit({ type: 'dedup', userId: record.userId, replacedId: victim.id, byId: record.id, similarity: candidate.similarity }, now);
           break;
         }
       }
@@ -128,8 +122,7 @@ export async function writeEpisode(
         record.parentId = autoParent;
       }
       if (explicitParent && record.parentId !== null) {
-        const parent = await ctx.db.episodes.get(record.parentId);
-        if (!parent) throw new NotFoundError('episode', record.parentId);
+        const parent = await scope.get(EPISODES, record.parentId);
         if (parent.userId !== record.userId) {
           throw new ValidationError('A parent episode must belong to the same user.', [{ path: 'parentId', message: 'belongs to another user' }]);
         }
@@ -138,30 +131,26 @@ export async function writeEpisode(
       if (quotaRelief) {
         // The disk was full: free the oldest unpinned episodes (2%, at least one) before retrying.
         const total = await ctx.db.episodes.where('userId').equals(record.userId).count();
-        const relief = (await oldestUnpinned(ctx.db, record.userId, Math.max(1, Math.ceil(total * 0.02)))).filter((id) => id !== record.id);
-        await deleteEpisodesInTx(ctx.db, relief);
-        if (relief.length) {
-          await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: relief, reason: 'quota' } });
-          scope.emit({ type: 'eviction', userId: record.userId, evicted: relief, reason: 'quota' });
-        }
+        const relief = (await oldestUnpinned(ctx.db, EPISODES, record.userId, Math.max(1, Math.ceil(total * 0.02)))).filter((id) => id !== record.id);
+        await deleteEpisodes(ctx.db, scope, relief);
+        if (relief.length) await scope.audit({ type: 'eviction', userId: record.userId, evicted: relief, reason: 'quota' }, now);
         evicted.push(...relief);
       }
 
-      await ctx.db.episodes.put(record);
       // Only a rewrite of an existing episode can have a vector to replace.
-      await putVectors(ctx.db, [{ id: record.id, userId: record.userId, kind: 'episode', vector: vector! }], { mayExist: existing ? [record.id] : [] });
+      await scope.put(EPISODES, [record], [vector], { mayExist: existing ? [record.id] : [] });
 
       const { ttl, cap } = await selectEvictions(
         ctx.db,
+        EPISODES,
         record.userId,
-        { ttlDays: ctx.lifecycle.ttlDays, maxEpisodes: ctx.lifecycle.maxEpisodes, now },
+        { ttlDays: ctx.lifecycle.ttlDays, maxCount: ctx.lifecycle.maxEpisodes, now },
         new Set([record.id]),
       );
-      await deleteEpisodesInTx(ctx.db, [...ttl, ...cap]);
+      await deleteEpisodes(ctx.db, scope, [...ttl, ...cap]);
       for (const [reason, ids] of [['ttl', ttl], ['cap', cap]] as const) {
         if (!ids.length) continue;
-        await ctx.db.events.add({ type: 'eviction', userId: record.userId, at: now, data: { evicted: ids, reason } });
-        scope.emit({ type: 'eviction', userId: record.userId, evicted: ids, reason });
+        await scope.audit({ type: 'eviction', userId: record.userId, evicted: ids, reason }, now);
         evicted.push(...ids);
       }
       await options.inTransaction?.();

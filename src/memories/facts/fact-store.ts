@@ -1,13 +1,13 @@
-import { embedTexts } from '../embed/embed-texts.js';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { Fact, FactInput, FactPatch } from '../schema/fact.js';
-import type { FactListQuery } from '../schema/query.js';
-import type { WithUser } from '../schema/default-user.js';
-import { listFacts } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
+import { embedTexts } from '../../embed/embed-texts.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import { ValidationError } from '../../errors.js';
+import type { Fact, FactInput, FactPatch } from '../../schema/fact.js';
+import type { FactListQuery } from '../../schema/query.js';
+import type { WithUser } from '../../schema/default-user.js';
+import { listRecords } from '../../store/list-records.js';
+import { readRecord } from '../../store/read-record.js';
+import { FACTS } from '../registry.js';
 import { buildFact } from './build-fact.js';
 
 /**
@@ -28,7 +28,7 @@ export class FactStore {
       throw new ValidationError('Two facts in one call share an id.', [{ path: 'id', message: 'must be unique within the call' }]);
     }
     const vectors = await vectorsFor(ctx, inputs, { call, path: (i) => (call === 'facts.add' ? 'embedding' : `${i}.embedding`) });
-    await ctx.commit('add facts', ['facts', 'vectorBlocks'], async () => {
+    await ctx.commit('add facts', [FACTS], async (scope) => {
       // Only an id the app chose can already exist: generated ones are new random UUIDs.
       const stored = await this.storedFacts(inputs.flatMap((input) => (input.id === undefined ? [] : [input.id])));
       records.forEach((record, i) => {
@@ -40,27 +40,22 @@ export class FactStore {
         record.createdAt = inputs[i]!.createdAt ?? old.createdAt;
         record.validFrom = old.validFrom;
       });
-      await ctx.db.facts.bulkPut(records);
       // Only facts already stored can have a vector to replace: new ids cost no lookup.
-      const entries = records.map((r, i) => ({ id: r.id, userId: r.userId, kind: 'fact' as const, vector: vectors[i]! }));
-      await putVectors(ctx.db, entries, { mayExist: [...stored.keys()] });
+      await scope.put(FACTS, records, vectors, { mayExist: [...stored.keys()] });
     });
     return records;
   }
 
-  async get(id: string): Promise<Fact> {
-    let fact: Fact | undefined;
-    try {
-      fact = await this.ctx.db.facts.get(id);
-    } catch (error) {
-      throw toStorageError(error, `read fact "${id}"`);
-    }
-    if (!fact) throw new NotFoundError('fact', id);
-    return fact;
+  get(id: string): Promise<Fact> {
+    return readRecord(this.ctx.db, FACTS, id);
   }
 
+  /** One user's current facts (and retired ones with `includeRetired`), by creation time (see store/list-records.ts). */
   list(query: WithUser<FactListQuery>): Promise<Fact[]> {
-    return listFacts(this.ctx.db, query);
+    const predicates: ((f: Fact) => boolean)[] = [];
+    if (!query.includeRetired) predicates.push((f) => f.status === 'current');
+    if (query.category) predicates.push((f) => query.category!.includes(f.category));
+    return listRecords(this.ctx.db, FACTS, query, predicates);
   }
 
   async update(id: string, patch: FactPatch): Promise<Fact> {
@@ -68,20 +63,18 @@ export class FactStore {
     const current = await this.get(id);
     const merged: Fact = { ...current, ...patch, updatedAt: ctx.now() };
     const vector = merged.text !== current.text ? (await embedTexts(ctx, [merged.text]))[0] : undefined;
-    await ctx.commit('update a fact', ['facts', 'vectorBlocks'], async () => {
-      if (!(await ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
-      await ctx.db.facts.put(merged);
-      if (vector) await putVectors(ctx.db, [{ id, userId: merged.userId, kind: 'fact', vector }]);
+    await ctx.commit('update a fact', [FACTS], async (scope) => {
+      await scope.get(FACTS, id);
+      await scope.put(FACTS, [merged], [vector]);
     });
     return merged;
   }
 
   async delete(id: string): Promise<void> {
     const { ctx } = this;
-    await ctx.commit('delete a fact', ['facts', 'vectorBlocks'], async () => {
-      if (!(await ctx.db.facts.get(id))) throw new NotFoundError('fact', id);
-      await ctx.db.facts.delete(id);
-      await deleteVectors(ctx.db, [id]);
+    await ctx.commit('delete a fact', [FACTS], async (scope) => {
+      await scope.get(FACTS, id);
+      await scope.remove(FACTS, [id]);
     });
   }
 

@@ -1,18 +1,15 @@
 import Dexie from 'dexie';
-import { vectorsFor } from '../embed/provided-embeddings.js';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { Turn, TurnInput, TurnListQuery } from '../schema/turn.js';
-import type { WithUser } from '../schema/default-user.js';
-import { listTurns } from '../store/list-records.js';
-import { toStorageError } from '../store/transaction-errors.js';
-import { deleteVectors, putVectors } from '../store/vector-blocks.js';
-import { indexedText } from '../search/indexed-text.js';
+import { vectorsFor } from '../../embed/provided-embeddings.js';
+import type { EngineContext } from '../../engine-context.js';
+import { ValidationError } from '../../errors.js';
+import type { Turn, TurnInput, TurnListQuery } from '../../schema/turn.js';
+import type { WithUser } from '../../schema/default-user.js';
+import type { CommitScope } from '../../store/commit.js';
+import { listRecords } from '../../store/list-records.js';
+import { readRecord } from '../../store/read-record.js';
+import { TURNS } from '../registry.js';
 import { buildTurn } from './build-turn.js';
 import { selectTurnEvictions, type TurnPolicy } from './turn-policy.js';
-
-/** The tables a turn write touches (for the caller's commit). */
-export const TURN_TABLES = ['turns', 'vectorBlocks'] as const;
 
 /**
  * Conversation turns, engine side: add (one or many, one commit), read,
@@ -32,9 +29,9 @@ export class TurnStore {
     if (new Set(records.map((r) => r.id)).size !== records.length) {
       throw new ValidationError('Two turns in one call share an id.', [{ path: 'id', message: 'must be unique within the call' }]);
     }
-    const items = records.map((record, i) => ({ text: indexedText(record), embedding: inputs[i]!.embedding }));
+    const items = records.map((record, i) => ({ text: TURNS.indexedText(record), embedding: inputs[i]!.embedding }));
     const vectors = await vectorsFor(ctx, items, { call, path: (i) => (call === 'turns.add' ? 'embedding' : `${i}.embedding`) });
-    await ctx.commit('add turns', TURN_TABLES, async () => {
+    await ctx.commit('add turns', [TURNS], async (scope) => {
       const chosen = inputs.flatMap((input) => (input.id === undefined ? [] : [input.id]));
       const stored = new Map((await ctx.db.turns.bulkGet(chosen)).flatMap((t) => (t ? [[t.id, t] as const] : [])));
       for (const record of records) {
@@ -48,16 +45,16 @@ export class TurnStore {
         const old = stored.get(record.id);
         if (old) record.seq = old.seq;
       }
-      await this.putInTransaction(records, vectors, [...stored.keys()]);
+      await this.putInTransaction(scope, records, vectors, [...stored.keys()]);
     });
     return records;
   }
 
   /**
    * Writes turns and their vectors inside the caller's open commit (observe's
-   * turn, `add`), then applies retention to their users there too.
+   * turn, `add`), which declares TURNS, then applies retention to their users there too.
    */
-  async putInTransaction(records: readonly Turn[], vectors: readonly Float32Array[], mayExist: readonly string[] = []): Promise<void> {
+  async putInTransaction(scope: CommitScope, records: readonly Turn[], vectors: readonly Float32Array[], mayExist: readonly string[] = []): Promise<void> {
     const { db } = this.ctx;
     // New turns go after the user's last one, in the order given (one writer at a time: see store/one-writer.ts).
     const existing = new Set(mayExist);
@@ -71,41 +68,29 @@ export class TurnStore {
       record.seq = next.get(record.userId)!;
       next.set(record.userId, record.seq + 1);
     }
-    await db.turns.bulkPut([...records]);
-    await putVectors(
-      db,
-      records.map((r, i) => ({ id: r.id, userId: r.userId, kind: 'turn' as const, vector: vectors[i]! })),
-      { mayExist },
-    );
+    await scope.put(TURNS, records, vectors, { mayExist });
     for (const userId of new Set(records.map((r) => r.userId))) {
-      const evicted = await selectTurnEvictions(db, userId, this.policy, this.ctx.now());
-      if (evicted.length === 0) continue;
-      await db.turns.bulkDelete(evicted);
-      await deleteVectors(db, evicted);
+      await scope.remove(TURNS, await selectTurnEvictions(db, userId, this.policy, this.ctx.now()));
     }
   }
 
-  async get(id: string): Promise<Turn> {
-    let turn: Turn | undefined;
-    try {
-      turn = await this.ctx.db.turns.get(id);
-    } catch (error) {
-      throw toStorageError(error, `read turn "${id}"`);
-    }
-    if (!turn) throw new NotFoundError('turn', id);
-    return turn;
+  get(id: string): Promise<Turn> {
+    return readRecord(this.ctx.db, TURNS, id);
   }
 
+  /** One user's turns, by the time they were said (newest first unless `order: 'asc'`). */
   list(query: WithUser<TurnListQuery>): Promise<Turn[]> {
-    return listTurns(this.ctx.db, query);
+    const predicates: ((t: Turn) => boolean)[] = [];
+    if (query.sessionId !== undefined) predicates.push((t) => t.sessionId === query.sessionId);
+    if (query.speaker !== undefined) predicates.push((t) => t.speaker === query.speaker);
+    return listRecords(this.ctx.db, TURNS, query, predicates);
   }
 
   async delete(id: string): Promise<void> {
     const { ctx } = this;
-    await ctx.commit('delete a turn', TURN_TABLES, async () => {
-      if (!(await ctx.db.turns.get(id))) throw new NotFoundError('turn', id);
-      await ctx.db.turns.delete(id);
-      await deleteVectors(ctx.db, [id]);
+    await ctx.commit('delete a turn', [TURNS], async (scope) => {
+      await scope.get(TURNS, id);
+      await scope.remove(TURNS, [id]);
     });
   }
 }

@@ -1,14 +1,15 @@
 import * as z from 'zod/mini';
-import type { EngineContext } from '../engine-context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import type { CallFailure } from '../llm/call-llm.js';
+import type { EngineContext } from '../../engine-context.js';
+import { ValidationError } from '../../errors.js';
+import type { CallFailure } from '../../llm/call-llm.js';
 import { extractEpisodeMetadata, mergeMetadata, type EpisodeMetadata } from './episode-metadata.js';
-import type { LLMProvider } from '../llm/types.js';
-import type { closeEpisodeOptionsSchema } from '../schema/close-episode-options.js';
-import type { Episode } from '../schema/episode.js';
-import { toStorageError } from '../store/transaction-errors.js';
+import type { LLMProvider } from '../../llm/types.js';
+import type { closeEpisodeOptionsSchema } from '../../schema/close-episode-options.js';
+import type { Episode } from '../../schema/episode.js';
+import { readRecord } from '../../store/read-record.js';
+import { EPISODES } from '../registry.js';
 
-export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../schema/close-episode-options.js';
+export { closeEpisodeOptionsSchema, type CloseEpisodeOptions } from '../../schema/close-episode-options.js';
 
 /** Why the structured metadata was not extracted (the episode was closed anyway). */
 export type CloseEpisodeReason = 'no_llm' | `metadata_${CallFailure}`;
@@ -78,7 +79,7 @@ export async function closeEpisode(ctx: EngineContext, deps: CloseEpisodeDeps, i
 
   const now = ctx.now();
   const { db } = ctx;
-  const closed = await ctx.commit(`close episode "${id}"`, ['episodes', 'events'], async () => {
+  const closed = await ctx.commit(`close episode "${id}"`, [EPISODES, 'events'], async (scope) => {
       // Re-read: the episode may have changed (or gone) while the LLM was thinking; the app's latest values win.
       const latest = await readActive(ctx, id);
       const next: Episode = {
@@ -88,7 +89,7 @@ export async function closeEpisode(ctx: EngineContext, deps: CloseEpisodeDeps, i
         endedAt: options.endedAt ?? (latest.endedAt > latest.startedAt ? latest.endedAt : Math.max(now, latest.startedAt)),
         updatedAt: now,
       };
-      await db.episodes.put(next);
+      await scope.put(EPISODES, [next]);
       await db.events.add({ type: 'episode-close', userId: next.userId, at: now, data: { episodeId: id, metadata, ...(reason ? { reason } : {}), ...(detail ? { detail } : {}), costUsd } });
       return next;
   });
@@ -100,13 +101,7 @@ export async function closeEpisode(ctx: EngineContext, deps: CloseEpisodeDeps, i
 }
 
 async function readActive(ctx: EngineContext, id: string): Promise<Episode> {
-  let episode: Episode | undefined;
-  try {
-    episode = await ctx.db.episodes.get(id);
-  } catch (error) {
-    throw toStorageError(error, `read episode "${id}"`);
-  }
-  if (!episode) throw new NotFoundError('episode', id);
+  const episode = await readRecord(ctx.db, EPISODES, id);
   if (episode.state !== 'active') {
     throw new ValidationError(`Episode "${id}" is already ${episode.state}; only an active episode can be closed.`, [{ path: 'state', message: `is "${episode.state}", expected "active"` }]);
   }

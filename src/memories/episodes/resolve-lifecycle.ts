@@ -1,4 +1,4 @@
-import type { LifecycleOptions } from '../schema/options.js';
+import type { LifecycleOptions } from '../../schema/options.js';
 
 /** The lifecycle options with their defaults filled in. */
 export interface ResolvedLifecycle {

@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import type { WithUser } from '../schema/default-user.js';
-import type { Turn, TurnInput } from '../schema/turn.js';
+import { newId } from '../../ids.js';
+import type { WithUser } from '../../schema/default-user.js';
+import type { Turn, TurnInput } from '../../schema/turn.js';
 
 /** Builds a stored turn from validated input, filling every default; its `seq` is set when it is written (turn-store.ts). */
 export function buildTurn(input: WithUser<TurnInput>, now: number): Turn {

@@ -1,5 +1,5 @@
-import type { EngineContext } from '../engine-context.js';
-import type { Episode } from '../schema/episode.js';
+import type { EngineContext } from '../../engine-context.js';
+import type { Episode } from '../../schema/episode.js';
 
 /**
  * Auto-chaining: without an explicit `parentId`, a new episode links to the
