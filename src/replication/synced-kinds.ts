@@ -1,9 +1,7 @@
 import type * as z from 'zod/mini';
-import { episodeRecordSchema } from '../schema/episode.js';
-import { factRecordSchema } from '../schema/fact.js';
+import { MEMORY_KINDS } from '../memories/registry.js';
 import { profileRecordSchema } from '../schema/profile.js';
 import { patternRecordSchema, stepRecordSchema, taskRecordSchema } from '../schema/task.js';
-import { turnRecordSchema } from '../schema/turn.js';
 
 /**
  * Every kind of record a memory syncs, in one place: the kind's name on the
@@ -11,8 +9,10 @@ import { turnRecordSchema } from '../schema/turn.js';
  * it, the field that is its id, the zod schema a pulled record must pass,
  * how two versions merge, and whether it has a vector that travels with it.
  *
- * A kind added to engram syncs once it is listed here; when the registry of
- * memory kinds (src/memories/) lands, this list is read from it instead.
+ * The memory kinds come from the registry (src/memories/registry.ts): a
+ * kind engram ships syncs with no change here, and one with a `retired`
+ * predicate (facts) merges so that a retirement is never undone. The
+ * agent's records and profiles, which are not memory kinds, are listed here.
  */
 export interface SyncedKind {
   kind: string;
@@ -31,17 +31,17 @@ export interface SyncedKind {
   vector: 'memory' | 'task' | 'none';
 }
 
-export const SYNCED_KINDS = [
-  { kind: 'episode', table: 'episodes', idField: 'id', schema: episodeRecordSchema, merge: 'record', vector: 'memory' },
-  { kind: 'fact', table: 'facts', idField: 'id', schema: factRecordSchema, merge: 'retirement', vector: 'memory' },
-  { kind: 'turn', table: 'turns', idField: 'id', schema: turnRecordSchema, merge: 'record', vector: 'memory' },
+export const SYNCED_KINDS: readonly SyncedKind[] = [
+  ...MEMORY_KINDS.map(
+    (memory): SyncedKind => ({ kind: memory.type, table: memory.table, idField: 'id', schema: memory.schema, merge: memory.retired ? 'retirement' : 'record', vector: 'memory' }),
+  ),
   { kind: 'task', table: 'tasks', idField: 'id', schema: taskRecordSchema, merge: 'record', vector: 'task' },
   { kind: 'step', table: 'steps', idField: 'id', schema: stepRecordSchema, merge: 'record', vector: 'none' },
   { kind: 'pattern', table: 'patterns', idField: 'id', schema: patternRecordSchema, merge: 'record', vector: 'none' },
   { kind: 'profile', table: 'profiles', idField: 'userId', schema: profileRecordSchema, merge: 'fields', vector: 'none' },
-] as const satisfies readonly SyncedKind[];
+];
 
-export type SyncedTable = 'episodes' | 'facts' | 'turns' | 'tasks' | 'steps' | 'patterns' | 'profiles';
+export type SyncedTable = (typeof MEMORY_KINDS)[number]['table'] | 'tasks' | 'steps' | 'patterns' | 'profiles';
 
 const byKind = new Map<string, SyncedKind>(SYNCED_KINDS.map((k) => [k.kind, k]));
 const byTable = new Map<string, SyncedKind>(SYNCED_KINDS.map((k) => [k.table, k]));
