@@ -62,7 +62,7 @@ const ENCODE_STEP = 512;
  * The index terms of memories the index keeps no text of (those loaded
  * from a page, search/doc-table.ts), each of the text the index holds
  * (its fingerprint checked), for saving page `page` again; an id left out
- * makes the page null (persistence/unheld-terms.ts reads them).
+ * makes the page null (index-sync/unheld-terms.ts reads them).
  */
 export type TermSource = (ids: readonly string[], page: number) => Promise<Map<string, DocTerms>>;
 

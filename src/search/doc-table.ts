@@ -25,7 +25,7 @@ const ROWS = 2 ** 16;
  * not the texts (a heap string each): the keyword postings are built from
  * the page's term lists, a write compares fingerprints (`holdsText`), and a
  * snapshot save takes their terms from the stored page, or else from their
- * records (persistence/unheld-terms.ts).
+ * records (index-sync/unheld-terms.ts).
  * Documents written since the open join a batch of their own once a
  * snapshot save has encoded their page (`adopt`), so a store written in one
  * session ends up as compact as one reopened. A batch is dropped when no id
