@@ -23,3 +23,6 @@ export async function forward<O extends AnyOperation>(engine: EngineRemote, oper
   if (!operation.cancellable) return send(args);
   return cancellable(engine, signal, operation.method, (callId) => send(args, callId));
 }
+
+/** `Memory`'s call of an operation (refused once closed, else validated and forwarded), as the method groups of ./episodes-api.ts and its siblings take it. */
+export type Invoke = <O extends AnyOperation>(operation: O, ...given: GivenArgs<O['input']>) => Promise<ResultOf<O>>;

@@ -1,9 +1,6 @@
 import type { ImportSummary, RecallHit } from '../engine.js';
 import { ClosedError } from '../errors.js';
 import type { ObserveResult } from '../extract/observe.js';
-import type { CloseEpisodeResult } from '../memories/episodes/close-episode.js';
-import * as episodeOps from '../operations/episodes.js';
-import * as factOps from '../operations/facts.js';
 import { forgetAUser } from '../operations/forget.js';
 import { waitForIdle } from '../operations/idle.js';
 import { readActivity, readInfo } from '../operations/inspect.js';
@@ -15,21 +12,18 @@ import { getProfile, updateProfile } from '../operations/profile.js';
 import { pruneNow } from '../operations/prune.js';
 import { recallMemories } from '../operations/recall.js';
 import * as taskOps from '../operations/tasks.js';
-import * as turnOps from '../operations/turns.js';
 import { formatContext, type FormatContextOptions } from '../recall/format-context.js';
 import { formatReplay } from '../recall/format-replay.js';
-import type { CloseEpisodeOptions } from '../schema/close-episode-options.js';
-import type { Episode, EpisodeInput, EpisodePatch } from '../schema/episode.js';
-import type { AddManyOptions, AddOptions, Fact, FactInput, FactPatch } from '../schema/fact.js';
+import type { Episode } from '../schema/episode.js';
+import type { Fact } from '../schema/fact.js';
 import { memoryOptionsSchema, type MemoryOptions } from '../schema/memory-options.js';
 import type { ObserveInput } from '../schema/observe-input.js';
 import { parseInput } from '../schema/parse.js';
 import { profileLine, type Profile, type ProfilePatch } from '../schema/profile.js';
 import type { EpisodeListQuery, ExportOptions, FactListQuery, RecallOptions } from '../schema/query.js';
 import type { EventRecord, JobRecord } from '../schema/records.js';
-import type { SequenceOptions } from '../schema/sequence-options.js';
 import type { PatternRecord, StepRecord, TaskContext, TaskQuery, TaskRecord, TaskStart } from '../schema/task.js';
-import type { Turn, TurnInput, TurnListQuery } from '../schema/turn.js';
+import type { Turn, TurnListQuery } from '../schema/turn.js';
 import type { RelevantTask, TaskStats } from '../tasks/task-store.js';
 import { Emitter } from '../telemetry/emitter.js';
 import type { EngramEventType, EventListener } from '../telemetry/events.js';
@@ -37,7 +31,10 @@ import type { CallOptions } from './call-signal.js';
 import { connect } from './connect.js';
 import { closeOptionsSchema, type Connection } from './connection.js';
 import { noDirectory, type DurableOpener } from './durable-opener.js';
+import { episodesApi } from './episodes-api.js';
+import { factsApi } from './facts-api.js';
 import { forward } from './forward.js';
+import { turnsApi } from './turns-api.js';
 import type { LiveQuery } from './live-query.js';
 import { liveQueryOf, liveQuerySchema, type LiveQuerySpec } from './live-spec.js';
 import { refuseContentScript } from './page-origin-guard.js';
@@ -48,12 +45,7 @@ import type { SyncStatus } from '../schema/sync-options.js';
 
 export type { LiveQuerySpec } from './live-spec.js';
 
-/** `facts.addMany`: the stored records, or only their ids with `{ returnRecords: false }`. */
-export interface AddManyFacts {
-  (inputs: FactInput[], options?: AddManyOptions & { returnRecords?: true }): Promise<Fact[]>;
-  (inputs: FactInput[], options: AddManyOptions & { returnRecords: false }): Promise<string[]>;
-  (inputs: FactInput[], options?: AddManyOptions): Promise<Fact[] | string[]>;
-}
+export type { AddManyFacts } from './facts-api.js';
 
 /**
  * A long-term memory. Created by `createMemory()`; every method that reaches
@@ -99,63 +91,10 @@ export class Memory {
   }
 
   /** Episodes: "what happened, what we learned". */
-  readonly episodes = {
-    /**
-     * Stores an episode (deduplicated against a near-identical one of the same user, chained to a recent similar one).
-     */
-    add: (input: EpisodeInput): Promise<Episode> => this.invoke(episodeOps.addEpisode, input),
-    /** One episode; unknown id → NotFoundError. */
-    get: (id: string): Promise<Episode> => this.invoke(episodeOps.getEpisode, id),
-    /** A user's episodes, newest first, filtered by `query`. */
-    list: (query: EpisodeListQuery = {}): Promise<Episode[]> => this.invoke(episodeOps.listEpisodes, query),
-    /** Changes an episode's fields; returns the updated episode. */
-    update: (id: string, patch: EpisodePatch): Promise<Episode> => this.invoke(episodeOps.updateEpisode, id, patch),
-    /** Deletes an episode and its vector. */
-    delete: (id: string): Promise<void> => this.invoke(episodeOps.deleteEpisode, id),
-    /** The whole arc the episode belongs to, root first; safe against cycles. */
-    chain: (id: string): Promise<Episode[]> => this.invoke(episodeOps.chainOfEpisode, id),
-    /** Chronological replay: the episodes about `topic` (similarity above `minRelevance`), oldest first. */
-    sequence: (topic: string, options: SequenceOptions = {}): Promise<Episode[]> => this.invoke(episodeOps.replayTopic, topic, options),
-    /** The episodes that continue this one, oldest first. */
-    children: (id: string): Promise<Episode[]> => this.invoke(episodeOps.childrenOfEpisode, id),
-    /**
-     * Closes an active episode: its state moves to `summarized` and `endedAt`
-     * is set to now (unless the episode already records an end after its
-     * start, or `options.endedAt` says otherwise). With an LLM provider, one
-     * `episode-metadata` call adds participants, tools, entities, key
-     * decisions, outcome and tags to what the app passed (the app's values
-     * win; the model only adds). LLM failures never throw: the episode is
-     * closed with the app's fields and the result says why (`reason`).
-     * Unknown id → NotFoundError; an episode that is not active → ValidationError.
-     */
-    close: (id: string, options: CloseEpisodeOptions = {}): Promise<CloseEpisodeResult> => this.invoke(episodeOps.closeAnEpisode, id, options),
-  };
+  readonly episodes = episodesApi(this.invoke.bind(this));
 
   /** Facts: stable things about the user. */
-  readonly facts = {
-    /**
-     * Adds a fact. By default it is merged with a near-identical current fact
-     * of the same user and category, as `observe()` merges (the old version
-     * stays in `facts.history()`); `{ merge: false }` inserts it as given.
-     */
-    add: (input: FactInput, options: AddOptions = {}): Promise<Fact> => this.invoke(factOps.addFact, input, options),
-    /**
-     * Adds up to 10,000 facts in one embedding batch and one transaction: all
-     * are stored or none. `{ returnRecords: false }` resolves to their ids
-     * (input order) instead of the records.
-     */
-    addMany: ((inputs: FactInput[], options: AddManyOptions = {}): Promise<Fact[] | string[]> => this.invoke(factOps.addFacts, inputs, options)) as AddManyFacts,
-    /** One fact (current or retired); unknown id → NotFoundError. */
-    get: (id: string): Promise<Fact> => this.invoke(factOps.getFact, id),
-    /** A user's current facts, filtered by `query` (`includeRetired` for the old versions too). */
-    list: (query: FactListQuery = {}): Promise<Fact[]> => this.invoke(factOps.listFacts, query),
-    /** Changes a fact's fields; returns the updated fact. */
-    update: (id: string, patch: FactPatch): Promise<Fact> => this.invoke(factOps.updateFact, id, patch),
-    /** Deletes a fact and its vector. */
-    delete: (id: string): Promise<void> => this.invoke(factOps.deleteFact, id),
-    /** Every version of a fact, oldest first; retired versions carry `validUntil` and `supersededBy`. */
-    history: (id: string): Promise<Fact[]> => this.invoke(factOps.factHistory, id),
-  };
+  readonly facts = factsApi(this.invoke.bind(this));
 
   /**
    * Conversation turns: messages kept as they were said, each with its
@@ -164,18 +103,7 @@ export class Memory {
    * `addMany` bring in a conversation the app already has. Recalled like
    * facts and episodes (`types: ['turn']` for turns alone).
    */
-  readonly turns = {
-    /** Stores one turn, after the user's stored turns of its session. */
-    add: (input: TurnInput): Promise<Turn> => this.invoke(turnOps.addTurn, input),
-    /** Up to 10,000 turns in one embedding batch and one transaction: all are stored or none. */
-    addMany: (inputs: TurnInput[]): Promise<Turn[]> => this.invoke(turnOps.addTurns, inputs),
-    /** One turn; unknown id → NotFoundError. */
-    get: (id: string): Promise<Turn> => this.invoke(turnOps.getTurn, id),
-    /** One user's turns by time, newest first (`order: 'asc'` for the order they were said). */
-    list: (query: TurnListQuery = {}): Promise<Turn[]> => this.invoke(turnOps.listTurns, query),
-    /** Deletes a turn and its vector. */
-    delete: (id: string): Promise<void> => this.invoke(turnOps.deleteTurn, id),
-  };
+  readonly turns = turnsApi(this.invoke.bind(this));
 
   /** Agent task episodes: record steps, get a reward, a reflection and patterns back. */
   readonly tasks = {
