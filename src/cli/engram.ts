@@ -136,7 +136,9 @@ const COMMAND_RUNNERS: Record<CommandName, Runner> = {
       `store "${name}" in ${dir}: embedder ${stamp ? `${stamp.id} (${stamp.dimension}-d)` : 'none yet'}; ${opened.replayed} journal records replayed at open${opened.tornBytes ? `, ${opened.tornBytes} bytes of torn tail left out` : ''}`,
     );
     // Every memory kind's table (and its retired versions, where it keeps them: memories/registry.ts), then the engine's own.
-    const types = [...memoryKinds().flatMap((kind) => (kind.retired ? [kind.table, `${kind.table} (retired)`] : [kind.table])), 'tasks', 'patterns', 'profiles'];
+    // The kinds that keep retired versions lead, so the columns stay where the table has always had them (facts first).
+    const kinds = [...memoryKinds()].sort((a, b) => Number(Boolean(b.retired)) - Number(Boolean(a.retired)));
+    const types = [...kinds.flatMap((kind) => (kind.retired ? [kind.table, `${kind.table} (retired)`] : [kind.table])), 'tasks', 'patterns', 'profiles'];
     const rows = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([user, row]) => [user, ...types.map((t) => String(row[t] ?? 0))]);
     printTable(['user', ...types], rows);
     console.log(`task steps: ${steps}; queued jobs: ${jobs}`);

@@ -6,7 +6,7 @@
  * the id space, the database schema, `engram stats` and the change event's
  * tables. The API, for code that handles every kind (sync, quotas):
  *
- * - `MEMORY_KINDS` the kinds engram ships (FACTS, EPISODES, TURNS), in the
+ * - `MEMORY_KINDS` the kinds engram ships (EPISODES, FACTS, TURNS), in the
  *   order every enumeration follows; `memoryKinds()` those plus any
  *   registered with `registerMemoryKind` (a test's).
  * - `memoryKindIn(table)`, `memoryKindOf(type)`: a kind by its table or by
@@ -74,7 +74,7 @@ export const TURNS = defineMemoryKind<Turn, 'turns'>({
  * follows (an export's lines, an index rebuilt from the records, the
  * columns of `engram stats`).
  */
-export const MEMORY_KINDS = [FACTS, EPISODES, TURNS] as const;
+export const MEMORY_KINDS = [EPISODES, FACTS, TURNS] as const;
 
 /** The table of a memory kind engram ships. */
 export type MemoryTable = (typeof MEMORY_KINDS)[number]['table'];

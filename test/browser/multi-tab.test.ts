@@ -59,18 +59,43 @@ describe('several tabs on one database (Chromium)', () => {
       'Fixed the memory leak in the image upload service by closing file handles',
       'Booked the venue for the March offsite and sent the agenda to everyone',
     ];
+    // Twenty unrelated sentences, twelve per tab, offset so that tabs share some: those dedup to one copy
+    // (identical text), and the twenty distinct ones left are twice the cap.
+    const notes = [
+      'Planted tomatoes and basil along the south fence of the allotment',
+      'The quarterly invoice for the design agency was paid by bank transfer',
+      'Upgraded the Kubernetes cluster to the new minor version over the weekend',
+      'Climbed the north face route at the indoor wall with a new partner',
+      'Baked a rye sourdough loaf with a starter fed the night before',
+      'Filed the tax return early to claim the refund for home office costs',
+      'Practised fingerpicking patterns on the acoustic guitar for an hour',
+      'Adopted a grey rescue cat named Pepper from the shelter downtown',
+      'Renewed the passport at the consulate after waiting three weeks',
+      'Replaced the bathroom tap washer that had been dripping all winter',
+      'Watched a documentary about deep sea volcanoes and hydrothermal vents',
+      'Signed up for a beginner pottery class on Wednesday evenings',
+      'Repaired a flat bicycle tyre with a patch kit before the commute',
+      'Translated the onboarding guide into Portuguese for the Brazil office',
+      'Booked train tickets to Vienna for the Christmas market trip',
+      'Migrated the billing database from MySQL to Postgres without downtime',
+      'Read a novel about a lighthouse keeper on a remote Scottish island',
+      'Started running three kilometres every morning before breakfast',
+      'Painted the spare bedroom a pale green and hung new curtains',
+      'Interviewed two candidates for the frontend engineering role',
+    ];
     const acknowledged = await Promise.all(
       tabs.map((tab, t) =>
         withTestMemory(
           tab,
-          async (memory, { t, duplicated }) => {
+          async (memory, { t, duplicated, notes }) => {
             const topics = ['gardening', 'invoices', 'kubernetes', 'climbing', 'sourdough', 'tax returns', 'guitar'];
             const episodes: string[] = [];
             const facts: string[] = [];
             for (let i = 0; i < 15; i++) {
               const topic = topics[(i + t) % topics.length]!;
               // Every tab writes the duplicated texts too, at about the same moment as the others.
-              const text = i < duplicated.length ? duplicated[i]! : `Tab ${t} note ${i}: an afternoon spent on ${topic}, session ${i * 7 + t}`;
+              // The others are unrelated sentences, so dedup cannot merge them down below the cap, which then must evict.
+              const text = i < duplicated.length ? duplicated[i]! : notes[(i - duplicated.length + t * 5) % notes.length]!;
               // Pinned, so the cap never takes them: what removes the extra copies can only be dedup.
               episodes.push((await memory.episodes.add({ userId: 'tab-user', text, pinned: i < duplicated.length })).id);
               if (i % 3 === 0) facts.push((await memory.facts.add({ userId: 'tab-user', text: `Tab ${t} fact ${i}: the user cares about ${topic}` })).id);
@@ -79,7 +104,7 @@ describe('several tabs on one database (Chromium)', () => {
             await memory.idle();
             return { episodes, facts };
           },
-          { t, duplicated },
+          { t, duplicated, notes },
         ),
       ),
     );

@@ -25,7 +25,7 @@ describe('the memory kinds registry', () => {
   });
 
   it('finds a kind by table, by type and by the index kind it is searched as', () => {
-    expect(memoryKinds().map((kind) => kind.table)).toEqual(['facts', 'episodes', 'turns']);
+    expect(memoryKinds().map((kind) => kind.table)).toEqual(['episodes', 'facts', 'turns']);
     expect([memoryKindIn('episodes'), memoryKindOf('turn'), memoryKindIn('tasks'), memoryKindOf('task')]).toEqual([EPISODES, TURNS, undefined, undefined]);
     expect(memoryKindsSearchedAs('fact')).toEqual([FACTS]);
   });
