@@ -1,5 +1,6 @@
 import type { EngramDatabase } from '../store/database.js';
-import type { IndexChange, IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import type { IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import { adoptDocs, loadBatch, reserveRows, type IndexChange } from './index-loader.js';
 import { newId } from '../ids.js';
 import { nextTask } from '../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
@@ -191,7 +192,7 @@ export class SnapshotPages implements IndexObserver {
  * ones are still being read. Returns the mark either way (the engine's
  * index is then at that mark) and, when the snapshot was used, its page
  * layout and the changes since it, which the caller replays onto the index
- * (`MemoryIndex.replay`) once it observes the index again, so the next save
+ * (`replayChanges`, index-loader.ts) once it observes the index again, so the next save
  * writes their pages; when it was not (stale, or a page that does not fit
  * together), the index may hold part of it and the caller rebuilds it from
  * the records.
@@ -229,7 +230,7 @@ export async function loadSnapshot(
       if (typeof userId === 'string') rowsPerUser.set(userId, (rowsPerUser.get(userId) ?? 0) + 1);
     }
   }
-  index.reserve(rowsPerUser);
+  reserveRows(index, rowsPerUser);
   const pages: { page: number; ids: string[] }[] = [];
   const fileOf = (i: number) => (isPayloadFile(rows[i]?.payload) ? (rows[i]!.payload as PayloadFile) : undefined);
   try {
@@ -238,7 +239,7 @@ export async function loadSnapshot(
       const payload = await (blobs[i] ?? files.read(row.payload as PayloadFile, fileOf(i + 1))).catch(() => null);
       const batch = payload && decodePage(row, payload, embedder.dimension);
       if (!batch) return failed;
-      index.loadBatch(batch);
+      loadBatch(index, batch);
       pages.push({ page: row.page, ids: row.docs.ids });
     }
   } finally {
@@ -362,7 +363,7 @@ export async function saveSnapshot(
       const reencoded = savedRow ? reencodeDocs(index, ids, savedRow, keyOfPage(page)) : null;
       if (reencoded) {
         const columns = readColumns(reencoded.row.docs);
-        if (columns) index.adoptDocs(columns, reencoded.row.fingerprints, reencoded.docs);
+        if (columns) adoptDocs(index, columns, reencoded.row.fingerprints, reencoded.docs);
         await pace();
         await db.snapshot.put(reencoded.row);
         reencodedFrom.set(page, source!.key);
@@ -374,7 +375,7 @@ export async function saveSnapshot(
       const { row, payload } = encoded;
       // The page's documents written since the open are held as its columns from now on (what reopening would give).
       const columns = readColumns(row.docs);
-      if (columns) index.adoptDocs(columns, row.fingerprints, encoded.docs);
+      if (columns) adoptDocs(index, columns, row.fingerprints, encoded.docs);
       await pace();
       if (!files) {
         await db.snapshot.put({ ...row, payload: new Blob(payload as BlobPart[]) });

@@ -51,7 +51,7 @@ interface Look {
 
 /**
  * A user's keyword index behind a queue of documents whose postings are
- * not built yet: those loaded in bulk at open (see `MemoryIndex.load`),
+ * not built yet: those loaded in bulk at open (see index-sync/index-loader.ts),
  * kept as references into the arrays they were loaded from rather than one
  * object per document, and the writes since, handed to the index oldest
  * first, in as many steps as the caller likes. A null text is a removal:
