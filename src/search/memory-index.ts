@@ -1,12 +1,14 @@
 import type { MemoryType } from '../schema/common.js';
-import { compileFilter, testsOnlyArchived, testsOnlyRowSignals, type DocFilter } from './filters.js';
+import type { DocFilter } from './filters.js';
+import { acceptIdFor, acceptRowFor } from './filter-tests.js';
 import { DocTable } from './doc-table.js';
-import { NO_TIMES, sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
+import { sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
 import type { KeywordResult } from './keyword-index.js';
 import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
 import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { KINDS_BY_CODE, type RowSignals, type SessionSpan } from './row-signals.js';
-import { decodeMatch, encodeMatch, matchWindows, type TimeWindows } from './time-windows.js';
+import { decodeMatch, matchWindows, type TimeWindows } from './time-windows.js';
+import { countInWindows, windowMarks } from './row-windows.js';
 import { candidateRows } from './score-bounds.js';
 import { newUserIndex, setSignals, type UserIndex } from './user-index.js';
 import type { VectorMatrixOptions } from './vector-matrix.js';
@@ -231,9 +233,9 @@ export class MemoryIndex {
     if (!user || k <= 0 || user.vectors.size === 0) return [];
     // Which window of the query each row is in (recall's time windows: ranking.windows ranks, options.windows filters).
     const windows = ranking.windows ?? options.windows;
-    const marks = windows ? this.windowMarks(user, windows) : undefined;
-    const acceptRow = this.acceptRowFor(user, options, marks);
-    const accept = this.acceptFor(options, user, acceptRow);
+    const marks = windows ? windowMarks(user, this.docs, windows) : undefined;
+    const acceptRow = acceptRowFor(user, this.docs, options, marks);
+    const accept = acceptIdFor(this.docs, options, user, acceptRow);
     if (ordersByCosineAlone(ranking) && !marks) {
       const hits = this.byCosineAlone(user, query.vector, k, accept, ranking, now, options);
       if (hits) return hits;
@@ -285,8 +287,8 @@ export class MemoryIndex {
   windowMembers(userId: string, query: { vector: Float32Array; text: string }, options: DocFilter & { ranking: Ranking; now: number; windows: TimeWindows }): (IndexHit & { createdAt: number })[] {
     const user = this.users.get(userId);
     if (!user) return [];
-    const marks = this.windowMarks(user, options.windows);
-    const acceptRow = this.acceptRowFor(user, options, marks);
+    const marks = windowMarks(user, this.docs, options.windows);
+    const acceptRow = acceptRowFor(user, this.docs, options, marks);
     const ids: string[] = [];
     for (let row = 0; row < marks.length; row++) if (marks[row] !== 0 && acceptRow(row)) ids.push(user.vectors.idAt(row));
     const createdAt = new Map(ids.map((id) => [id, user.signals.createdAt[user.vectors.row(id)!]!]));
@@ -304,65 +306,8 @@ export class MemoryIndex {
 
   /** How many of `userId`'s memories (archived ones aside) are inside each of `windows` (recall drops a window that holds none). */
   countInWindows(userId: string, windows: TimeWindows): number[] {
-    const counts = windows.windows.map(() => 0);
     const user = this.users.get(userId);
-    if (!user) return counts;
-    const { archived, dated } = user.signals;
-    const each = windows.windows.map((window) => ({ windows: [window], timeZone: windows.timeZone }));
-    this.forEachInWindows(user, windows, (row, window) => {
-      if (archived[row] !== 0) return;
-      counts[window]!++;
-      // The first window it is in is counted; a window after it may hold it too (by its time, or a time its text gives).
-      for (let i = window + 1; i < each.length; i++) {
-        const times = dated[row] === 1 ? (this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES) : NO_TIMES;
-        if (matchWindows(each[i]!, user.signals.createdAt[row]!, this.sessionAt(user, row), times)) counts[i]!++;
-      }
-    });
-    return counts;
-  }
-
-  /**
-   * For each of `user`'s rows, which window it is in (encodeMatch: 0 for
-   * none), from its signals (own time, session) and, for a row whose text
-   * gives times, those times (read without building its document).
-   */
-  private windowMarks(user: UserIndex, windows: TimeWindows): Uint16Array {
-    const marks = new Uint16Array(user.vectors.size);
-    this.forEachInWindows(user, windows, (row, window, by) => (marks[row] = encodeMatch({ window, by })));
-    return marks;
-  }
-
-  /** Visits each of `user`'s rows inside `windows` with the first window it is in (matchWindows), reading rows' signals in one pass. */
-  private forEachInWindows(user: UserIndex, windows: TimeWindows, visit: (row: number, window: number, by: 'createdAt' | 'mention' | 'session') => void): void {
-    const n = user.vectors.size;
-    const { createdAt, session, dated } = user.signals;
-    const list = windows.windows;
-    // Per window, its sessions as codes (a mask), or its bounds.
-    const masks = list.map((w) => (w.sessions ? user.signals.sessionNames.map((name, code) => code > 0 && w.sessions!.has(name)) : undefined));
-    const from = list.map((w) => w.from);
-    const to = list.map((w) => w.to);
-    for (let row = 0; row < n; row++) {
-      const at = createdAt[row]!;
-      const code = session[row]!;
-      let found = -1;
-      for (let i = 0; i < list.length; i++) {
-        const mask = masks[i];
-        if (mask ? code !== 0 && mask[code] === true : at >= from[i]! && at < to[i]!) {
-          found = i;
-          break;
-        }
-      }
-      if (found >= 0) visit(row, found, masks[found] ? 'session' : 'createdAt');
-      else if (dated[row] === 1) {
-        const match = matchWindows(windows, at, this.sessionAt(user, row), this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES);
-        if (match) visit(row, match.window, match.by);
-      }
-    }
-  }
-
-  private sessionAt(user: UserIndex, row: number): string | undefined {
-    const code = user.signals.session[row]!;
-    return code === 0 ? undefined : user.signals.sessionNames[code];
+    return user ? countInWindows(user, this.docs, windows) : windows.windows.map(() => 0);
   }
 
   /**
@@ -374,7 +319,7 @@ export class MemoryIndex {
   explain(userId: string, query: { vector: Float32Array; text: string }, ids: readonly string[], options: DocFilter & { ranking: Ranking; now: number }): IndexHit[] {
     const user = this.users.get(userId);
     if (!user) return [];
-    const accept = this.acceptFor(options);
+    const accept = acceptIdFor(this.docs, options);
     const wanted = ids.filter((id) => this.docs.get(id)?.userId === userId && accept(id));
     if (wanted.length === 0) return [];
     const { ranking, now } = options;
@@ -393,50 +338,6 @@ export class MemoryIndex {
     const hits = user.vectors.topK(vector, k + 1, accept).map(({ id, score }) => this.hit(id, score, 0, ranking, now, filter));
     if (hits.length > k && !(hits[k]!.score < hits[k - 1]!.score)) return undefined;
     return firstK(hits, k);
-  }
-
-  /**
-   * Recall's filter as a test of ids. A filter of what rows' signals hold
-   * (the default one, archived memories left out; types, times, sessions,
-   * windows) tests the row without building the document: a query tests a
-   * hundred or so rows that it does not return, and building their
-   * documents (each kept for good) would spend worker CPU and memory on
-   * every recall for rows it does not return. `acceptRow` is that test of `user`'s rows, when the caller has it.
-   */
-  private acceptFor(options: DocFilter, user?: UserIndex, acceptRow?: (row: number) => boolean): (id: string) => boolean {
-    if (testsOnlyArchived(options)) return options.includeArchived ? () => true : (id) => this.docs.archivedOf(id) === false;
-    if (user && acceptRow && testsOnlyRowSignals(options)) {
-      return (id) => {
-        const row = user.vectors.row(id);
-        return row !== undefined && acceptRow(row);
-      };
-    }
-    const test = compileFilter(options);
-    return (id) => test(this.docs.get(id)!);
-  }
-
-  /**
-   * `accept` as a test of `user`'s rows: a filter of what the rows' signals hold reads them
-   * (a vector search tests hundreds of rows), with `marks` the rows' window matches (`windowMarks`).
-   */
-  private acceptRowFor(user: UserIndex, options: DocFilter, marks: Uint16Array | undefined): (row: number) => boolean {
-    if (!testsOnlyRowSignals(options)) {
-      const test = compileFilter(options);
-      return (row) => test(this.docs.get(user.vectors.idAt(row))!);
-    }
-    const { includeArchived, types, since, until, sessionIds, windows } = options;
-    const { archived, kind, createdAt, session } = user.signals;
-    const kinds = types ? KINDS_BY_CODE.map((name) => (types as readonly string[]).includes(name)) : undefined;
-    const sessions = sessionIds ? user.signals.sessionNames.map((name, code) => code > 0 && sessionIds.has(name)) : undefined;
-    const inWindow = windows ? marks : undefined;
-    if (!kinds && since === undefined && until === undefined && !sessions && !inWindow) return includeArchived ? () => true : (row) => archived[row] === 0;
-    return (row) =>
-      (includeArchived || archived[row] === 0) &&
-      (!kinds || kinds[kind[row]!] === true) &&
-      (since === undefined || createdAt[row]! >= since) &&
-      (until === undefined || createdAt[row]! <= until) &&
-      (!sessions || sessions[session[row]!] === true) &&
-      (!inWindow || inWindow[row] !== 0);
   }
 
   private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number, filter: DocFilter): IndexHit {
