@@ -3,7 +3,7 @@ import type { DocFilter } from './filters.js';
 import { acceptIdFor, acceptRowFor } from './filter-tests.js';
 import { DocTable } from './doc-table.js';
 import { sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
-import type { KeywordResult } from './keyword-index.js';
+import type { KeywordResult } from './keyword-query.js';
 import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
 import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
 import { KINDS_BY_CODE, type RowSignals, type SessionSpan } from './row-signals.js';

@@ -1,4 +1,5 @@
-import type { KeywordIndex, KeywordResult, QueuedPostings, QueuedSegment } from './keyword-index.js';
+import type { KeywordIndex } from './keyword-index.js';
+import type { KeywordResult, QueuedPostings, QueuedSegment } from './keyword-query.js';
 import { readTermLists, termListsOf, termNumber, type TermListsReader } from './term-lists.js';
 
 /**
