@@ -11,7 +11,8 @@ import { JobQueue } from '../jobs/queue.js';
 import { EpisodeStore } from '../memories/episodes/episode-store.js';
 import { resolveLifecycle } from '../memories/episodes/resolve-lifecycle.js';
 import { AccessTimes } from '../recall/access-times.js';
-import { buildKeywordsInBackground } from '../search/keyword-warmup.js';
+import { buildKeywordsInBackground } from '../index-sync/keyword-warmup.js';
+import { keywordBuilder } from '../index-sync/index-loader.js';
 import { MemoryIndex } from '../search/memory-index.js';
 import { ChangeSignal } from '../index-sync/change-signal.js';
 import { readSnapshot } from '../index-sync/index-snapshot.js';
@@ -40,7 +41,7 @@ import type { EngineConfig, EngineHooks, EngineParts } from './parts.js';
  * and last the stores the operations dispatch to.
  */
 
-/** A pause in calls this long lets the deferred keyword postings be built (search/keyword-warmup.ts). */
+/** A pause in calls this long lets the deferred keyword postings be built (index-sync/keyword-warmup.ts). */
 const KEYWORD_BUILD_QUIET_MS = 50;
 
 export interface OpenedStore {
@@ -210,7 +211,7 @@ export function assembleParts(config: EngineConfig, hooks: EngineHooks, ctx: Eng
     openedFrom: indexes.openedFrom,
     replayed: indexes.replayed,
     // Queries read unbuilt postings as they are: building them waits while calls keep coming.
-    stopKeywordWarmup: buildKeywordsInBackground(ctx.index, () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
+    stopKeywordWarmup: buildKeywordsInBackground(keywordBuilder(ctx.index), () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
     closing: work.closing,
     aborts: new CallAborts(),
     replica: () => new EngineReplica(ctx),

@@ -66,7 +66,7 @@ export interface EngineParts {
   openedFrom: 'snapshot' | 'records';
   /** Memories the open re-read from the write log onto the snapshot (writes it missed). */
   replayed: number;
-  /** Stops building the keyword postings deferred at open (see search/keyword-warmup.ts). */
+  /** Stops building the keyword postings deferred at open (see index-sync/keyword-warmup.ts). */
   stopKeywordWarmup: () => void;
   /** Aborts LLM calls and jobs in flight when the engine closes. */
   closing: AbortController;

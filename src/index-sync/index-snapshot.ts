@@ -1,6 +1,7 @@
 import type { EngramDatabase } from '../store/database.js';
 import { memoryKinds } from '../memories/registry.js';
-import type { IndexChange, IndexObserver, MemoryIndex } from '../search/memory-index.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { adoptDocs, loadBatch, reserveRows, type IndexChange } from './index-loader.js';
 import { newId } from '../ids.js';
 import { nextTask } from '../timers.js';
 import { NO_MARK, WRITE_MARK_KEY } from '../store/write-mark.js';
@@ -11,8 +12,10 @@ import { readColumns } from '../search/doc-columns.js';
 import { logBetween, writtenMemories, writtenSince, type WrittenMemory } from './replay-log.js';
 import { isPayloadFile, type PageFileSource, type PageFileWriter, type PayloadFile } from '../store/page-file-store.js';
 import { PageFileReader } from './page-files.js';
+import type { SnapshotPages } from './snapshot-pages.js';
 
 export type { SnapshotPage } from './snapshot-page.js';
+export { PAGE_SIZE, SnapshotPages, type DirtyPage } from './snapshot-pages.js';
 
 /**
  * The persisted index snapshot: the in-memory index (documents, texts,
@@ -47,8 +50,6 @@ export type { SnapshotPage } from './snapshot-page.js';
  *    `recencyClockOf`), not from its last write: a format-7 page holds the old clock, so the open reads the records.
  */
 const FORMAT = 8;
-/** Memories per page: 2,048 × 384-d is 3 MB of vectors, small enough to rewrite when one memory in it changes. */
-export const PAGE_SIZE = 2048;
 const HEADER_KEY = 'header';
 
 export interface SnapshotHeader {
@@ -73,115 +74,6 @@ export interface SnapshotHeader {
 
 export type SnapshotRow = SnapshotHeader | SnapshotPage;
 
-/** A page to save: its members, and whether only their documents changed since its stored row. */
-export interface DirtyPage {
-  page: number;
-  ids: string[];
-  fieldsOnly: boolean;
-}
-
-/**
- * Which page each indexed memory belongs to, and which pages changed since
- * the last save. New memories fill the last page; a removal leaves a hole
- * that stays until the page is rewritten.
- */
-export class SnapshotPages implements IndexObserver {
-  private readonly pageOf = new Map<string, number>();
-  private members: Set<string>[] = [];
-  private readonly dirty = new Set<number>();
-  /**
-   * Dirty pages whose vectors, texts or members changed since their stored row was written (or that have none):
-   * the others changed in their documents alone, and a save re-encodes just those (`reencodeDocs`).
-   */
-  private readonly rewritten = new Set<number>();
-  /** This assignment of memories to pages: restored with the pages, new when the index is rebuilt. */
-  layout = newId();
-
-  /** Starts over from pages read back from IndexedDB (nothing dirty). */
-  restore(pages: { page: number; ids: string[] }[], layout: string): void {
-    this.layout = layout;
-    this.pageOf.clear();
-    this.members = [];
-    this.dirty.clear();
-    this.rewritten.clear();
-    for (const { page, ids } of pages) {
-      const set = new Set(ids);
-      this.members[page] = set;
-      for (const id of ids) this.pageOf.set(id, page);
-    }
-  }
-
-  /** The index was emptied: every page is rewritten (the engine saves with `replace` after a rebuild). */
-  cleared(): void {
-    this.layout = newId();
-    this.pageOf.clear();
-    for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.mark(n, false);
-    this.members = [];
-  }
-
-  changed(id: string, fieldsOnly = false): void {
-    const known = this.pageOf.get(id);
-    if (known !== undefined) {
-      this.mark(known, fieldsOnly);
-      return;
-    }
-    let tail = this.members.length - 1;
-    if (tail < 0 || (this.members[tail]?.size ?? 0) >= PAGE_SIZE) {
-      tail = this.members.length;
-      this.members[tail] = new Set();
-    }
-    this.members[tail]!.add(id);
-    this.pageOf.set(id, tail);
-    this.mark(tail, false);
-  }
-
-  removed(id: string): void {
-    const page = this.pageOf.get(id);
-    if (page === undefined) return;
-    this.pageOf.delete(id);
-    this.members[page]!.delete(id);
-    this.mark(page, false);
-  }
-
-  get hasChanges(): boolean {
-    return this.dirty.size > 0;
-  }
-
-  /**
-   * Takes the dirty set (the caller puts it back with `undo` if the save does not commit). `fieldsOnly`: only the
-   * documents of the page's members changed since its stored row, which the save may then re-encode alone.
-   */
-  takeDirty(): DirtyPage[] {
-    const out = [...this.dirty].map((page) => ({ page, ids: [...(this.members[page] ?? [])], fieldsOnly: !this.rewritten.has(page) }));
-    this.dirty.clear();
-    this.rewritten.clear();
-    return out;
-  }
-
-  undo(pages: readonly Pick<DirtyPage, 'page' | 'fieldsOnly'>[]): void {
-    for (const { page, fieldsOnly } of pages) this.mark(page, fieldsOnly);
-  }
-
-  /** Marks every live page dirty: the next save writes them all (the stored snapshot is of another layout). */
-  allDirty(): void {
-    for (const page of this.livePages()) this.mark(page, false);
-  }
-
-  private mark(page: number, fieldsOnly: boolean): void {
-    this.dirty.add(page);
-    if (!fieldsOnly) this.rewritten.add(page);
-  }
-
-  /** Pages that hold at least one memory. */
-  livePages(): number[] {
-    const out: number[] = [];
-    this.members.forEach((set, n) => {
-      if (set && set.size > 0) out.push(n);
-    });
-    return out;
-  }
-}
-
 /**
  * Loads the snapshot into `index` if it is of the embedder and matches the
  * store's current write mark, or the write log leads from its mark to the
@@ -192,7 +84,7 @@ export class SnapshotPages implements IndexObserver {
  * ones are still being read. Returns the mark either way (the engine's
  * index is then at that mark) and, when the snapshot was used, its page
  * layout and the changes since it, which the caller replays onto the index
- * (`MemoryIndex.replay`) once it observes the index again, so the next save
+ * (`replayChanges`, index-loader.ts) once it observes the index again, so the next save
  * writes their pages; when it was not (stale, or a page that does not fit
  * together), the index may hold part of it and the caller rebuilds it from
  * the records.
@@ -230,7 +122,7 @@ export async function loadSnapshot(
       if (typeof userId === 'string') rowsPerUser.set(userId, (rowsPerUser.get(userId) ?? 0) + 1);
     }
   }
-  index.reserve(rowsPerUser);
+  reserveRows(index, rowsPerUser);
   const pages: { page: number; ids: string[] }[] = [];
   const fileOf = (i: number) => (isPayloadFile(rows[i]?.payload) ? (rows[i]!.payload as PayloadFile) : undefined);
   try {
@@ -239,7 +131,7 @@ export async function loadSnapshot(
       const payload = await (blobs[i] ?? files.read(row.payload as PayloadFile, fileOf(i + 1))).catch(() => null);
       const batch = payload && decodePage(row, payload, embedder.dimension);
       if (!batch) return failed;
-      index.loadBatch(batch);
+      loadBatch(index, batch);
       pages.push({ page: row.page, ids: row.docs.ids });
     }
   } finally {
@@ -363,7 +255,7 @@ export async function saveSnapshot(
       const reencoded = savedRow ? reencodeDocs(index, ids, savedRow, keyOfPage(page)) : null;
       if (reencoded) {
         const columns = readColumns(reencoded.row.docs);
-        if (columns) index.adoptDocs(columns, reencoded.row.fingerprints, reencoded.docs);
+        if (columns) adoptDocs(index, columns, reencoded.row.fingerprints, reencoded.docs);
         await pace();
         await db.snapshot.put(reencoded.row);
         reencodedFrom.set(page, source!.key);
@@ -375,7 +267,7 @@ export async function saveSnapshot(
       const { row, payload } = encoded;
       // The page's documents written since the open are held as its columns from now on (what reopening would give).
       const columns = readColumns(row.docs);
-      if (columns) index.adoptDocs(columns, row.fingerprints, encoded.docs);
+      if (columns) adoptDocs(index, columns, row.fingerprints, encoded.docs);
       await pace();
       if (!files) {
         await db.snapshot.put({ ...row, payload: new Blob(payload as BlobPart[]) });

@@ -4,6 +4,7 @@ import type { EngineContext } from '../engine-context.js';
 import { memoryKinds, searchFormOf, type StoredMemory } from '../memories/registry.js';
 import type { IndexEntry } from '../search/memory-index.js';
 import { loadSnapshot, type SnapshotPages, type StoredSnapshot } from './index-snapshot.js';
+import { loadEntries, replayChanges } from './index-loader.js';
 import type { PageFileSource } from '../store/page-file-store.js';
 import { EMBEDDER_META_KEY, type EmbedderStamp, type VectorKind } from '../schema/records.js';
 import { putVectors, vectorAt } from '../store/vector-blocks.js';
@@ -45,7 +46,7 @@ export async function rebuildIndex(
       snapshots.restore(pages, layout);
       ctx.index.reportChangesTo(snapshots);
       // The writes after the snapshot (a tab killed before it saved): their pages are dirty, so the next save writes them.
-      ctx.index.replay(since);
+      replayChanges(ctx.index, since);
       db.writeMark.reset(mark);
       onProgress?.({ phase: 'index', progress: 1, loaded: ctx.index.size, total: ctx.index.size, message: 'index ready (snapshot)' });
       return { reembedded: 0, sameSpace, fromSnapshot: true, replayed: since.length };
@@ -82,7 +83,7 @@ export async function rebuildIndex(
   }
   ctx.index.reportChangesTo(snapshots);
   ctx.index.clear();
-  ctx.index.load(entries);
+  loadEntries(ctx.index, entries);
   if (!sameSpace) {
     await db.meta.put({ key: EMBEDDER_META_KEY, value: space satisfies EmbedderStamp });
   }

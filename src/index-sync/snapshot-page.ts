@@ -1,4 +1,5 @@
-import type { IndexBatch, MemoryIndex } from '../search/memory-index.js';
+import type { MemoryIndex } from '../search/memory-index.js';
+import { quantizedRows, type IndexBatch } from './index-loader.js';
 import type { IndexDoc } from '../search/index-doc.js';
 import { encodeDocs, readColumns, type DocColumns } from '../search/doc-columns.js';
 import { readTermLists, termListsOfTokens, type DocTerms, type TermLists } from '../search/term-lists.js';
@@ -109,7 +110,7 @@ export async function encodePage(
     }
   }
   await pace();
-  const quantized = index.quantizedRows(ids);
+  const quantized = quantizedRows(index, ids);
   if (ids.length > 0 && !quantized) return null;
   return {
     row: {
@@ -152,7 +153,7 @@ export function reencodeDocs(index: MemoryIndex, ids: readonly string[], saved: 
 }
 
 /**
- * What `MemoryIndex.loadBatch` takes, from a page read back and its payload's
+ * What `loadBatch` (index-loader.ts) takes, from a page read back and its payload's
  * bytes (at a 4-byte aligned offset; the batch views them, so they must stay
  * until it is loaded); null when the page does not fit together, or its
  * term lists are of another tokenizer version (the snapshot is then

@@ -1,4 +1,4 @@
-import { largestF32Below } from './simd/split-rows.js';
+import { largestF32Below } from './simd/f32-rounding.js';
 import { TopK } from './top-k.js';
 
 /**

@@ -1,26 +1,17 @@
 import type { MemoryType } from '../schema/common.js';
-import { compileFilter, testsOnlyArchived, testsOnlyRowSignals, type DocFilter } from './filters.js';
-import type { DocColumnsReader } from './doc-columns.js';
+import type { DocFilter } from './filters.js';
+import { acceptIdFor, acceptRowFor } from './filter-tests.js';
 import { DocTable } from './doc-table.js';
-import { NO_TIMES, sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
-import { KeywordIndex, type KeywordResult } from './keyword-index.js';
-import { PendingKeywords } from './pending-keywords.js';
+import { sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
+import type { KeywordResult } from './keyword-query.js';
 import { namedSpeakers, type NamedSpeakers } from './named-speakers.js';
 import { namedBy, ordersByCosineAlone, scoreOf, type Ranking, type ScoreParts } from './ranking.js';
-import { KINDS_BY_CODE, RowSignals, type SessionSpan } from './row-signals.js';
-import { decodeMatch, encodeMatch, matchWindows, type TimeWindows } from './time-windows.js';
-import type { TermListsReader } from './term-lists.js';
+import { KINDS_BY_CODE, type RowSignals, type SessionSpan } from './row-signals.js';
+import { decodeMatch, matchWindows, type TimeWindows } from './time-windows.js';
+import { countInWindows, windowMarks } from './row-windows.js';
 import { candidateRows } from './score-bounds.js';
-import { VectorMatrix, type QuantizedRun, type VectorMatrixOptions } from './vector-matrix.js';
-
-/** One user's slice of the index: a dense matrix and a BM25 index over the same ids. */
-interface UserIndex {
-  vectors: VectorMatrix;
-  /** Each matrix row's ranking inputs (type, importance, pinned, last touch, dated, speaker), moved with the rows. */
-  signals: RowSignals;
-  /** Its keyword index, behind a queue of documents whose postings are not built yet (see `load`), which queries read as they are and writes join. */
-  pendingKeywords: PendingKeywords;
-}
+import { newUserIndex, setSignals, type UserIndex } from './user-index.js';
+import type { VectorMatrixOptions } from './vector-matrix.js';
 
 /** Told of every change to the index, so a persisted snapshot knows what to rewrite (index-sync/index-snapshot.ts). */
 export interface IndexObserver {
@@ -37,29 +28,20 @@ export interface IndexEntry {
 }
 
 /**
- * A memory's new state, replayed at open: its entry; or its document alone,
- * when the write left its user, text and vector as the index holds them
- * (an access time, a pin: most of what a killed tab leaves to replay); or
- * neither, when it left the index (deleted, or retired).
+ * What the index loader (index-sync/index-loader.ts) works on: the tables
+ * behind a `MemoryIndex`, and its observer, so bulk loads, replay and
+ * keyword warm-up live apart from the search core.
  */
-export interface IndexChange {
-  id: string;
-  entry?: IndexEntry;
-  doc?: IndexDoc;
-}
-
-/** Memories loaded together at open (one snapshot block): row i of each field is memory i. */
-export interface IndexBatch {
-  /** Their documents, column-wise: built one by one when first read (see search/doc-table.ts). */
-  docs: DocColumnsReader;
-  /** Their texts' fingerprints (search/text-fingerprint.ts): what the index keeps of the texts. */
-  fingerprints: Float64Array;
-  /** Their texts' index terms (search/term-lists.ts): the keyword postings are built from these. */
-  lists: TermListsReader;
-  /** One vector per memory, end to end. */
-  vectors: Float32Array;
-  /** Their bounds' metadata as `quantizedRows` gave it, when it was kept (the matrix computes it otherwise). */
-  quantized?: QuantizedRun;
+export interface IndexParts {
+  readonly dimension: number;
+  readonly docs: DocTable;
+  readonly users: ReadonlyMap<string, UserIndex>;
+  /** `userId`'s slice, made empty when it has none yet. */
+  userIndex(userId: string): UserIndex;
+  /** The observer of the moment (`reportChangesTo`), or no one. */
+  readonly report: IndexObserver;
+  remove(id: string): boolean;
+  updateDoc(doc: IndexDoc): void;
 }
 
 export interface IndexHit {
@@ -105,6 +87,24 @@ export class MemoryIndex {
     return bytes;
   }
 
+  /** The tables the loader works on (index-sync/index-loader.ts). */
+  parts(): IndexParts {
+    const observer = (): IndexObserver | undefined => this.observer;
+    return {
+      dimension: this.dimension,
+      docs: this.docs,
+      users: this.users,
+      userIndex: (userId) => this.userIndex(userId),
+      report: {
+        changed: (id, fieldsOnly) => observer()?.changed(id, fieldsOnly),
+        removed: (id) => observer()?.removed(id),
+        cleared: () => observer()?.cleared(),
+      },
+      remove: (id) => this.remove(id),
+      updateDoc: (doc) => this.updateDoc(doc),
+    };
+  }
+
   get size(): number {
     return this.docs.size;
   }
@@ -120,17 +120,6 @@ export class MemoryIndex {
   /** `doc` without keeping a document it builds from a loaded page's columns (a snapshot save reads them all once). */
   peekDoc(id: string): IndexDoc | undefined {
     return this.docs.peek(id);
-  }
-
-  /**
-   * Holds `docs`, the documents a snapshot page was just encoded from, as
-   * that encoding's rows (`columns`, with the texts' `fingerprints`) where
-   * they are still current (see DocTable.adopt): the memory of documents
-   * written since the open falls to what a reopened index holds. Returns how
-   * many were adopted.
-   */
-  adoptDocs(columns: DocColumnsReader, fingerprints: Float64Array, docs: readonly IndexDoc[]): number {
-    return this.docs.adopt(columns, fingerprints, docs);
   }
 
   /** The text `id` was indexed with, when the index holds it: documents written since the open, until a snapshot save encodes them (a save takes the others' terms from the stored page or the record: persistence/unheld-terms.ts). */
@@ -174,179 +163,6 @@ export class MemoryIndex {
     user.pendingKeywords.write(entry.doc.id, entry.text);
     this.docs.set(entry.doc, entry.text);
     this.observer?.changed(entry.doc.id);
-  }
-
-  /**
-   * Bulk load (at open). Keyword postings are deferred: queries read the
-   * queue as it is, later writes join it (search/pending-keywords.ts), and
-   * `buildKeywords` builds it in slices while calls pause, so no first query
-   * waits for every text's postings.
-   */
-  load(entries: IndexEntry[]): void {
-    const byUser = new Map<string, IndexEntry[]>();
-    for (const entry of entries) {
-      if (this.docs.has(entry.doc.id)) this.remove(entry.doc.id);
-      let list = byUser.get(entry.doc.userId);
-      if (!list) byUser.set(entry.doc.userId, (list = []));
-      list.push(entry);
-    }
-    for (const [userId, list] of byUser) {
-      const user = this.userIndex(userId);
-      for (const entry of list) {
-        const fresh = user.vectors.row(entry.doc.id) === undefined;
-        user.vectors.upsert(entry.doc.id, entry.vector);
-        setSignals(user, entry.doc, fresh);
-        this.docs.set(entry.doc, entry.text);
-        this.observer?.changed(entry.doc.id);
-      }
-      user.pendingKeywords.add(
-        list.map((entry) => entry.doc.id),
-        list.map((entry) => entry.text),
-      );
-    }
-  }
-
-  /** Makes room for this many more rows per user before a bulk load (`loadBatch`), so each matrix grows once. */
-  reserve(rowsPerUser: ReadonlyMap<string, number>): void {
-    for (const [userId, rows] of rowsPerUser) {
-      const user = this.userIndex(userId);
-      user.vectors.reserve(user.vectors.size + rows);
-    }
-  }
-
-  /**
-   * Bulk load of a batch (at open, from the snapshot), as `load` but with
-   * each user's consecutive rows appended to its matrix in one pass, their
-   * bounds' metadata restored rather than recomputed, and their documents left in
-   * column form until they are read.
-   */
-  loadBatch(batch: IndexBatch): void {
-    const { docs, fingerprints, lists, vectors, quantized } = batch;
-    const d = this.dimension;
-    const ids = docs.ids;
-    const n = docs.size;
-    let start = 0;
-    let userId = n > 0 ? docs.userId(0) : '';
-    // Rows [start, end): consecutive rows of one user, none of them indexed before.
-    const appendRun = (end: number) => {
-      if (end === start) return;
-      const whole = start === 0 && end === n;
-      const run = quantized && {
-        layout: quantized.layout,
-        rows: quantized.rows.subarray((start * quantized.rows.length) / n, (end * quantized.rows.length) / n),
-        unbounded: whole ? quantized.unbounded : quantized.unbounded.filter((i) => i >= start && i < end).map((i) => i - start),
-      };
-      const user = this.userIndex(userId);
-      const first = user.vectors.size;
-      user.vectors.append(whole ? ids : ids.slice(start, end), vectors.subarray(start * d, end * d), run);
-      for (let i = start; i < end; i++) {
-        user.signals.set(
-          first + i - start,
-          { kind: docs.kind(i), importance: docs.importance(i), touchedAt: docs.touchedAt(i), pinned: docs.pinned(i), archived: docs.archived(i), dated: docs.dated(i), speaker: docs.speaker(i), createdAt: docs.createdAt(i), session: docs.session(i) },
-          true,
-        );
-      }
-      user.pendingKeywords.add(ids, undefined, start, end, lists);
-      start = end;
-    };
-    for (let i = 0; i < n; i++) {
-      const id = ids[i]!;
-      const rowUser = docs.userId(i);
-      if (rowUser !== userId) {
-        appendRun(i);
-        userId = rowUser;
-      }
-      if (this.docs.has(id)) {
-        // Already indexed (or earlier in this batch): the later row wins, as with `load`.
-        appendRun(i);
-        this.remove(id);
-      }
-      this.docs.addRow(docs, fingerprints, i);
-      this.observer?.changed(id);
-    }
-    appendRun(n);
-  }
-
-  /**
-   * Applies writes made after the loaded snapshot (replayed from the write
-   * log at open), in order, as `upsert`, `updateDoc` and `remove` would,
-   * except that the keyword work is queued behind the snapshot's own (a
-   * removal as a null text): nothing forces every posting of a user to be
-   * built at open.
-   */
-  replay(changes: readonly IndexChange[]): void {
-    for (const { id, entry, doc } of changes) {
-      if (doc) {
-        // Its vector, terms and text fingerprint stay the loaded page's: nothing to queue, no text to hold.
-        this.updateDoc(doc);
-        continue;
-      }
-      const userId = this.docs.userIdOf(id);
-      if (userId !== undefined && (!entry || entry.doc.userId !== userId)) {
-        const user = this.users.get(userId)!;
-        const row = user.vectors.row(id);
-        if (row !== undefined) user.signals.release(row);
-        user.vectors.remove(id);
-        user.pendingKeywords.add([id], [null]);
-        this.docs.delete(id);
-        this.observer?.removed(id);
-      }
-      if (!entry) continue;
-      const user = this.userIndex(entry.doc.userId);
-      const fresh = user.vectors.row(id) === undefined;
-      user.vectors.upsert(id, entry.vector);
-      setSignals(user, entry.doc, fresh);
-      user.pendingKeywords.add([id], [entry.text]);
-      this.docs.set(entry.doc, entry.text);
-      this.observer?.changed(id);
-    }
-  }
-
-  /** The bounds' metadata of `ids`' rows, in the form `loadBatch` takes back; undefined if the index lacks an id. */
-  quantizedRows(ids: readonly string[]): QuantizedRun | undefined {
-    if (ids.length === 0) return undefined;
-    // Each user's rows live in that user's matrix: copy runs of consecutive same-user ids, then join them.
-    const parts: QuantizedRun[] = [];
-    let start = 0;
-    while (start < ids.length) {
-      const userId = this.docs.userIdOf(ids[start]!);
-      if (userId === undefined) return undefined;
-      let end = start + 1;
-      while (end < ids.length && this.docs.userIdOf(ids[end]!) === userId) end++;
-      const part = this.users.get(userId)?.vectors.quantizedRows(ids.slice(start, end));
-      if (!part) return undefined;
-      parts.push({ ...part, unbounded: part.unbounded.map((i) => i + start) });
-      start = end;
-    }
-    if (parts.length === 1) return parts[0];
-    const rows = new Uint8Array(parts.reduce((n, part) => n + part.rows.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      rows.set(part.rows, offset);
-      offset += part.rows.length;
-    }
-    return { layout: parts[0]!.layout, rows, unbounded: parts.flatMap((part) => part.unbounded) };
-  }
-
-  /**
-   * Background work on deferred keyword postings, at most about `budget`
-   * documents' worth per call: first each queued chunk is turned around for
-   * the queries meanwhile (`PendingKeywords.turnAround`), then, when `build`,
-   * the postings are built. Returns 'done' when none are deferred, 'more'
-   * when the engine should call again in a later task, 'paused' when only
-   * building is left and `build` was false.
-   */
-  buildKeywords(budget = Infinity, build = true): 'done' | 'more' | 'paused' {
-    for (const user of this.users.values()) if (user.pendingKeywords.turnAround(budget)) return 'more';
-    if (![...this.users.values()].some((user) => user.pendingKeywords.size > 0)) return 'done';
-    if (!build) return 'paused';
-    let left = budget;
-    for (const user of this.users.values()) {
-      left -= user.pendingKeywords.drainInto(left);
-      if (left <= 0) break;
-    }
-    for (const user of this.users.values()) if (user.pendingKeywords.size > 0) return 'more';
-    return 'done';
   }
 
   /** Replaces only the ranking/filter metadata (e.g. after a pin or an access), keeping vector and postings. */
@@ -417,9 +233,9 @@ export class MemoryIndex {
     if (!user || k <= 0 || user.vectors.size === 0) return [];
     // Which window of the query each row is in (recall's time windows: ranking.windows ranks, options.windows filters).
     const windows = ranking.windows ?? options.windows;
-    const marks = windows ? this.windowMarks(user, windows) : undefined;
-    const acceptRow = this.acceptRowFor(user, options, marks);
-    const accept = this.acceptFor(options, user, acceptRow);
+    const marks = windows ? windowMarks(user, this.docs, windows) : undefined;
+    const acceptRow = acceptRowFor(user, this.docs, options, marks);
+    const accept = acceptIdFor(this.docs, options, user, acceptRow);
     if (ordersByCosineAlone(ranking) && !marks) {
       const hits = this.byCosineAlone(user, query.vector, k, accept, ranking, now, options);
       if (hits) return hits;
@@ -471,8 +287,8 @@ export class MemoryIndex {
   windowMembers(userId: string, query: { vector: Float32Array; text: string }, options: DocFilter & { ranking: Ranking; now: number; windows: TimeWindows }): (IndexHit & { createdAt: number })[] {
     const user = this.users.get(userId);
     if (!user) return [];
-    const marks = this.windowMarks(user, options.windows);
-    const acceptRow = this.acceptRowFor(user, options, marks);
+    const marks = windowMarks(user, this.docs, options.windows);
+    const acceptRow = acceptRowFor(user, this.docs, options, marks);
     const ids: string[] = [];
     for (let row = 0; row < marks.length; row++) if (marks[row] !== 0 && acceptRow(row)) ids.push(user.vectors.idAt(row));
     const createdAt = new Map(ids.map((id) => [id, user.signals.createdAt[user.vectors.row(id)!]!]));
@@ -490,65 +306,8 @@ export class MemoryIndex {
 
   /** How many of `userId`'s memories (archived ones aside) are inside each of `windows` (recall drops a window that holds none). */
   countInWindows(userId: string, windows: TimeWindows): number[] {
-    const counts = windows.windows.map(() => 0);
     const user = this.users.get(userId);
-    if (!user) return counts;
-    const { archived, dated } = user.signals;
-    const each = windows.windows.map((window) => ({ windows: [window], timeZone: windows.timeZone }));
-    this.forEachInWindows(user, windows, (row, window) => {
-      if (archived[row] !== 0) return;
-      counts[window]!++;
-      // The first window it is in is counted; a window after it may hold it too (by its time, or a time its text gives).
-      for (let i = window + 1; i < each.length; i++) {
-        const times = dated[row] === 1 ? (this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES) : NO_TIMES;
-        if (matchWindows(each[i]!, user.signals.createdAt[row]!, this.sessionAt(user, row), times)) counts[i]!++;
-      }
-    });
-    return counts;
-  }
-
-  /**
-   * For each of `user`'s rows, which window it is in (encodeMatch: 0 for
-   * none), from its signals (own time, session) and, for a row whose text
-   * gives times, those times (read without building its document).
-   */
-  private windowMarks(user: UserIndex, windows: TimeWindows): Uint16Array {
-    const marks = new Uint16Array(user.vectors.size);
-    this.forEachInWindows(user, windows, (row, window, by) => (marks[row] = encodeMatch({ window, by })));
-    return marks;
-  }
-
-  /** Visits each of `user`'s rows inside `windows` with the first window it is in (matchWindows), reading rows' signals in one pass. */
-  private forEachInWindows(user: UserIndex, windows: TimeWindows, visit: (row: number, window: number, by: 'createdAt' | 'mention' | 'session') => void): void {
-    const n = user.vectors.size;
-    const { createdAt, session, dated } = user.signals;
-    const list = windows.windows;
-    // Per window, its sessions as codes (a mask), or its bounds.
-    const masks = list.map((w) => (w.sessions ? user.signals.sessionNames.map((name, code) => code > 0 && w.sessions!.has(name)) : undefined));
-    const from = list.map((w) => w.from);
-    const to = list.map((w) => w.to);
-    for (let row = 0; row < n; row++) {
-      const at = createdAt[row]!;
-      const code = session[row]!;
-      let found = -1;
-      for (let i = 0; i < list.length; i++) {
-        const mask = masks[i];
-        if (mask ? code !== 0 && mask[code] === true : at >= from[i]! && at < to[i]!) {
-          found = i;
-          break;
-        }
-      }
-      if (found >= 0) visit(row, found, masks[found] ? 'session' : 'createdAt');
-      else if (dated[row] === 1) {
-        const match = matchWindows(windows, at, this.sessionAt(user, row), this.docs.timesOf(user.vectors.idAt(row)) ?? NO_TIMES);
-        if (match) visit(row, match.window, match.by);
-      }
-    }
-  }
-
-  private sessionAt(user: UserIndex, row: number): string | undefined {
-    const code = user.signals.session[row]!;
-    return code === 0 ? undefined : user.signals.sessionNames[code];
+    return user ? countInWindows(user, this.docs, windows) : windows.windows.map(() => 0);
   }
 
   /**
@@ -560,7 +319,7 @@ export class MemoryIndex {
   explain(userId: string, query: { vector: Float32Array; text: string }, ids: readonly string[], options: DocFilter & { ranking: Ranking; now: number }): IndexHit[] {
     const user = this.users.get(userId);
     if (!user) return [];
-    const accept = this.acceptFor(options);
+    const accept = acceptIdFor(this.docs, options);
     const wanted = ids.filter((id) => this.docs.get(id)?.userId === userId && accept(id));
     if (wanted.length === 0) return [];
     const { ranking, now } = options;
@@ -581,72 +340,18 @@ export class MemoryIndex {
     return firstK(hits, k);
   }
 
-  /**
-   * Recall's filter as a test of ids. A filter of what rows' signals hold
-   * (the default one, archived memories left out; types, times, sessions,
-   * windows) tests the row without building the document: a query tests a
-   * hundred or so rows that it does not return, and building their
-   * documents (each kept for good) would spend worker CPU and memory on
-   * every recall for rows it does not return. `acceptRow` is that test of `user`'s rows, when the caller has it.
-   */
-  private acceptFor(options: DocFilter, user?: UserIndex, acceptRow?: (row: number) => boolean): (id: string) => boolean {
-    if (testsOnlyArchived(options)) return options.includeArchived ? () => true : (id) => this.docs.archivedOf(id) === false;
-    if (user && acceptRow && testsOnlyRowSignals(options)) {
-      return (id) => {
-        const row = user.vectors.row(id);
-        return row !== undefined && acceptRow(row);
-      };
-    }
-    const test = compileFilter(options);
-    return (id) => test(this.docs.get(id)!);
-  }
-
-  /**
-   * `accept` as a test of `user`'s rows: a filter of what the rows' signals hold reads them
-   * (a vector search tests hundreds of rows), with `marks` the rows' window matches (`windowMarks`).
-   */
-  private acceptRowFor(user: UserIndex, options: DocFilter, marks: Uint16Array | undefined): (row: number) => boolean {
-    if (!testsOnlyRowSignals(options)) {
-      const test = compileFilter(options);
-      return (row) => test(this.docs.get(user.vectors.idAt(row))!);
-    }
-    const { includeArchived, types, since, until, sessionIds, windows } = options;
-    const { archived, kind, createdAt, session } = user.signals;
-    const kinds = types ? KINDS_BY_CODE.map((name) => (types as readonly string[]).includes(name)) : undefined;
-    const sessions = sessionIds ? user.signals.sessionNames.map((name, code) => code > 0 && sessionIds.has(name)) : undefined;
-    const inWindow = windows ? marks : undefined;
-    if (!kinds && since === undefined && until === undefined && !sessions && !inWindow) return includeArchived ? () => true : (row) => archived[row] === 0;
-    return (row) =>
-      (includeArchived || archived[row] === 0) &&
-      (!kinds || kinds[kind[row]!] === true) &&
-      (since === undefined || createdAt[row]! >= since) &&
-      (until === undefined || createdAt[row]! <= until) &&
-      (!sessions || sessions[session[row]!] === true) &&
-      (!inWindow || inWindow[row] !== 0);
-  }
-
   private hit(id: string, cosine: number, keyword: number, ranking: Ranking, now: number, filter: DocFilter): IndexHit {
     const doc = this.docs.get(id)!;
     const named = namedBy(ranking, speakerOf(doc));
     const windows = ranking.windows ?? filter.windows;
     const window = windows ? matchWindows(windows, doc.createdAt, sessionOf(doc), doc.times) : undefined;
-    const { score, parts } = scoreOf(
-      ranking,
-      { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, named, touchedAt: doc.touchedAt, window, filterWindows: filter.windows },
-      now,
-    );
-    return { id, kind: doc.kind, score, parts };
+    return scoredHit(id, ranking, { kind: doc.kind, cosine, keyword, importance: doc.importance, pinned: doc.pinned, dated: doc.times.length > 0, named, touchedAt: doc.touchedAt, window, filterWindows: filter.windows }, now);
   }
 
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      const signals = new RowSignals();
-      user = {
-        vectors: new VectorMatrix(this.dimension, { ...this.matrixOptions, companion: signals }),
-        signals,
-        pendingKeywords: new PendingKeywords(new KeywordIndex()),
-      };
+      user = newUserIndex(this.dimension, this.matrixOptions);
       this.users.set(userId, user);
     }
     return user;
@@ -664,20 +369,13 @@ function hitAt(signals: RowSignals, row: number, id: string, cosine: number, key
   const code = signals.speaker[row]!;
   const named = namedBy(ranking, code === 0 ? undefined : signals.speakerNames[code]);
   const window = marks ? decodeMatch(marks[row]!) : undefined;
-  const { score, parts } = scoreOf(
-    ranking,
-    { kind, cosine, keyword, importance: signals.importance[row]!, pinned: signals.pinned[row] === 1, dated: signals.dated[row] === 1, named, touchedAt: signals.touchedAt[row]!, window, filterWindows },
-    now,
-  );
-  return { id, kind, score, parts };
+  return scoredHit(id, ranking, { kind, cosine, keyword, importance: signals.importance[row]!, pinned: signals.pinned[row] === 1, dated: signals.dated[row] === 1, named, touchedAt: signals.touchedAt[row]!, window, filterWindows }, now);
 }
 
-/** Copies a document's ranking inputs to its row (the matrix holds its vector already); `fresh`: the row is new. */
-function setSignals(user: UserIndex, doc: IndexDoc, fresh: boolean): void {
-  const row = user.vectors.row(doc.id);
-  if (row === undefined) return;
-  const { kind, importance, touchedAt, pinned, archived, createdAt } = doc;
-  user.signals.set(row, { kind, importance, touchedAt, pinned, archived, dated: doc.times.length > 0, speaker: speakerOf(doc), createdAt, session: sessionOf(doc) }, fresh);
+/** The one scoring path: `MemoryIndex.hit` (from a document) and `hitAt` (from a row's signals) both end here. */
+function scoredHit(id: string, ranking: Ranking, inputs: Parameters<typeof scoreOf>[1], now: number): IndexHit {
+  const { score, parts } = scoreOf(ranking, inputs, now);
+  return { id, kind: inputs.kind, score, parts };
 }
 
 /** The k best hits by score, ties by id: the one order every path returns. */

@@ -18,6 +18,7 @@ import {
   type TasksOptions,
 } from '../schema/task.js';
 import type { MemoryIndex } from '../search/memory-index.js';
+import { loadEntries } from '../index-sync/index-loader.js';
 import { resolveRanking } from '../search/ranking.js';
 import { taskDoc } from '../search/index-doc.js';
 import { readRecord } from '../store/read-record.js';
@@ -120,7 +121,7 @@ export class TaskStore {
     }
     const freshById = new Map(missing.map((t, i) => [t.id, fresh[i]!]));
     this.index.clear();
-    this.index.load(tasks.map((t) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? stored.get(t.id)! })));
+    loadEntries(this.index, tasks.map((t) => ({ doc: taskDoc(t), text: t.description, vector: freshById.get(t.id) ?? stored.get(t.id)! })));
   }
 
   async start(input: WithUser<z.output<typeof taskStartSchema>>): Promise<TaskRecord> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IDBFactory } from 'fake-indexeddb';
 import { createMemory, NotFoundError, type Memory } from '../../src/index.node.js';
-import { createSchema, load } from '../../src/store/durable/durable-store.js';
+import { createSchema, load } from '../../src/store/durable/idb-image.js';
 import { readImage } from '../../src/store/durable/store-image.js';
 import { hashEmbedder } from '../support/hash-embedder.mjs';
 import { snapshot } from '../support/memory.js';

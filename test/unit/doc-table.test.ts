@@ -10,6 +10,7 @@ import { readTermLists, termListsOf } from '../../src/search/term-lists.js';
 
 const listsOf = (texts: string[]) => readTermLists(termListsOf(texts), texts.length)!;
 import { rng } from '../../bench/synthetic.js';
+import { loadBatch, loadEntries, replayChanges } from '../../src/index-sync/index-loader.js';
 
 /**
  * Documents loaded in a batch (a snapshot block) stay in column form until
@@ -166,7 +167,7 @@ describe('MemoryIndex.loadBatch', () => {
     let built = 0;
     const counting: DocColumnsReader = { ...reader, doc: (row) => (built++, reader.doc(row)) };
     const index = new MemoryIndex(d);
-    index.loadBatch({ docs: counting, fingerprints: textFingerprints(texts), lists: listsOf(texts), vectors: flat });
+    loadBatch(index, { docs: counting, fingerprints: textFingerprints(texts), lists: listsOf(texts), vectors: flat });
     const search = (options: object) => index.search('ana', { vector: unit(d, random), text: 'coffee' }, { k: 60, ranking: resolveRanking(), now: 5000, ...options });
     const archived = docs.filter((x) => x.archived).map((x) => x.id);
     const ids = search({}).map((hit) => hit.id);
@@ -200,12 +201,12 @@ describe('MemoryIndex.loadBatch', () => {
     vectors.forEach((v, i) => flat.set(v, i * d));
 
     const viaLoad = new MemoryIndex(d);
-    viaLoad.load(docs.map((x, i) => ({ doc: x, text: texts[i]!, vector: vectors[i]! })));
+    loadEntries(viaLoad, docs.map((x, i) => ({ doc: x, text: texts[i]!, vector: vectors[i]! })));
     const viaBatch = new MemoryIndex(d);
     // Two batches, the second repeating an id of the first (the later row wins, as with load()).
-    viaBatch.loadBatch({ docs: columns(docs.slice(0, 200)), fingerprints: textFingerprints(texts.slice(0, 200)), lists: listsOf(texts.slice(0, 200)), vectors: flat.subarray(0, 200 * d) });
+    loadBatch(viaBatch, { docs: columns(docs.slice(0, 200)), fingerprints: textFingerprints(texts.slice(0, 200)), lists: listsOf(texts.slice(0, 200)), vectors: flat.subarray(0, 200 * d) });
     const again = { ...docs[5]!, userId: 'ben', fields: { n: 99 } };
-    viaBatch.loadBatch({ docs: columns([...docs.slice(200), again]), fingerprints: textFingerprints([...texts.slice(200), 'replaced']), lists: listsOf([...texts.slice(200), 'replaced']), vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
+    loadBatch(viaBatch, { docs: columns([...docs.slice(200), again]), fingerprints: textFingerprints([...texts.slice(200), 'replaced']), lists: listsOf([...texts.slice(200), 'replaced']), vectors: Float32Array.from([...flat.subarray(200 * d), ...vectors[6]!]) });
     viaLoad.upsert({ doc: again, text: 'replaced', vector: vectors[6]! });
 
     const ranking = resolveRanking();
@@ -246,12 +247,12 @@ describe('MemoryIndex.loadBatch', () => {
     vectors.forEach((v, i) => flat.set(v, i * d));
     const batch = () => ({ docs: columns(docs), fingerprints: textFingerprints(texts), lists: listsOf(texts), vectors: flat });
     const replayed = new MemoryIndex(d);
-    replayed.loadBatch(batch());
+    loadBatch(replayed, batch());
     const updated = new MemoryIndex(d);
-    updated.loadBatch(batch());
+    loadBatch(updated, batch());
 
     const touched = [3, 4, 50, 119].map((i) => ({ ...docs[i]!, touchedAt: 10_000 + i, pinned: i === 50 }));
-    replayed.replay(touched.map((changed) => ({ id: changed.id, doc: changed })));
+    replayChanges(replayed, touched.map((changed) => ({ id: changed.id, doc: changed })));
     for (const changed of touched) updated.updateDoc(changed);
 
     for (const changed of touched) {

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildKeywordsInBackground } from '../../src/search/keyword-warmup.js';
-import type { MemoryIndex } from '../../src/search/memory-index.js';
+import { buildKeywordsInBackground } from '../../src/index-sync/keyword-warmup.js';
 
 /**
- * The background build of deferred keyword postings (src/search/keyword-warmup.ts)
+ * The background build of deferred keyword postings (src/index-sync/keyword-warmup.ts)
  * against a scripted index whose every call is recorded: chunks are turned
  * around at once, building waits for a pause in calls, and calls that never
  * pause do not starve it. Time is virtual: vitest's fake timers run the
@@ -58,7 +57,7 @@ function scriptedIndex(turnSteps: number, buildSteps: number, stepMs = 5) {
   };
   /** Runs the build's timers until it is done. */
   const run = async (isQuiet: () => boolean) => {
-    const stop = buildKeywordsInBackground(index as unknown as MemoryIndex, isQuiet, clock);
+    const stop = buildKeywordsInBackground(index, isQuiet, clock);
     while (!finished) await vi.advanceTimersToNextTimerAsync();
     stop();
     return { calls };

@@ -10,6 +10,7 @@ import { MemoryIndex } from '../../src/search/memory-index.js';
 import { resolveRanking, type Ranking, type RankingOptions } from '../../src/search/ranking.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import type { MemoryType } from '../../src/schema/common.js';
+import { loadBatch, loadEntries } from '../../src/index-sync/index-loader.js';
 
 /**
  * `MemoryIndex.search(k)` must return exactly the first k of the full
@@ -148,11 +149,11 @@ function buildStore(spec: StoreSpec): Store {
     const docs = readColumns(structuredClone(encodeDocs(batched.map((m) => m.doc))))!;
     const joined = new Float32Array(batched.length * dim);
     batched.forEach((m, i) => joined.set(m.vector, i * dim));
-    index.loadBatch({ docs, fingerprints: textFingerprints(batched.map((m) => m.text)), lists: readTermLists(termListsOf(batched.map((m) => m.text)), batched.length)!, vectors: joined });
+    loadBatch(index, { docs, fingerprints: textFingerprints(batched.map((m) => m.text)), lists: readTermLists(termListsOf(batched.map((m) => m.text)), batched.length)!, vectors: joined });
   }
   const rest = memories.slice(batched.length);
   const half = Math.floor(rest.length / 2);
-  index.load(rest.slice(0, half));
+  loadEntries(index, rest.slice(0, half));
   for (const m of rest.slice(half)) index.upsert(m);
   for (const m of memories) live.set(m.doc.id, m);
 

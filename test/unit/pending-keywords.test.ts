@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeywordIndex, type KeywordResult } from '../../src/search/keyword-index.js';
+import { KeywordIndex } from '../../src/search/keyword-index.js';
+import type { KeywordResult } from '../../src/search/keyword-query.js';
 import { PendingKeywords } from '../../src/search/pending-keywords.js';
 import { readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { rng } from '../../bench/synthetic.js';

@@ -5,6 +5,7 @@ import { decodePage, encodePage, type TermSource } from '../../src/index-sync/sn
 import { textFingerprints } from '../../src/search/text-fingerprint.js';
 import { docTermsAt, readTermLists, termListsOf } from '../../src/search/term-lists.js';
 import { rng } from '../../bench/synthetic.js';
+import { adoptDocs, loadBatch, quantizedRows } from '../../src/index-sync/index-loader.js';
 
 /**
  * A snapshot page is encoded in steps (a save yields to calls between them,
@@ -68,7 +69,7 @@ describe('encodePage in steps', () => {
         const [vectors, metadata] = payload as [Float32Array, Uint8Array];
         // The vectors as they were written (the matrix keeps them bit for bit), not as the matrix reads them back.
         order.forEach((id, i) => expect(bits(vectors.subarray(i * d, (i + 1) * d))).toEqual(bits(written.get(id)!)));
-        const quantized = index.quantizedRows(order)!;
+        const quantized = quantizedRows(index, order)!;
         expect(Array.from(metadata)).toEqual(Array.from(quantized.rows));
         expect(row.quantized).toEqual({ layout: quantized.layout, unbounded: [...quantized.unbounded] });
         const texts = order.map((id) => index.text(id)!);
@@ -90,7 +91,7 @@ describe('encodePage in steps', () => {
         // Loaded into another index, the page's rows keep no text: encoding them again reads the texts from the
         // records (one call, for exactly those ids) and gives the same page.
         const loaded = new MemoryIndex(d, { simd });
-        loaded.loadBatch(batch);
+        loadBatch(loaded, batch);
         expect(order.map((id) => loaded.text(id))).toEqual(order.map(() => undefined));
         const calls: [string[], number][] = [];
         const records: TermSource = async (wanted, at) => {
@@ -155,7 +156,7 @@ describe('adopting an encoded page', () => {
     index.updateDoc(later);
     const before = { docs: ids.map((id) => index.doc(id)), texts: ids.map((id) => index.text(id)), answers: answers() };
     const { readColumns } = await import('../../src/search/doc-columns.js');
-    expect(index.adoptDocs(readColumns(encoded.row.docs)!, encoded.row.fingerprints!, encoded.docs)).toBe(1299);
+    expect(adoptDocs(index, readColumns(encoded.row.docs)!, encoded.row.fingerprints!, encoded.docs)).toBe(1299);
     expect(index.doc('m3')).toBe(later);
     expect(ids.map((id) => index.doc(id))).toEqual(before.docs);
     // The adopted documents' texts are let go (m3 was not adopted: it keeps its text); the index still tells them apart.

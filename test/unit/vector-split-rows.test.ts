@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { largestF32AtMost, largestF32Below, SplitRows } from '../../src/search/simd/split-rows.js';
+import { largestF32AtMost, largestF32Below } from '../../src/search/simd/f32-rounding.js';
+import { SplitRows } from '../../src/search/simd/split-rows.js';
 import { VectorMatrix } from '../../src/search/vector-matrix.js';
 import { rng } from '../../bench/synthetic.js';
 

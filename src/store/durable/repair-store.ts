@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { deserialize } from 'node:v8';
 import { IDBFactory } from 'fake-indexeddb';
 import { StorageError, ValidationError } from '../../errors.js';
-import { createSchema, load, loadsAsIs, writeImage } from './durable-store.js';
+import { createSchema, load, loadsAsIs, writeImage } from './idb-image.js';
 import { scanJournal, type JournalScan } from './journal-file.js';
 import type { JournalOp } from './journal-middleware.js';
 import { keepBeside } from './keep-beside.js';

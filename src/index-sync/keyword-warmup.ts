@@ -1,5 +1,4 @@
 import { unrefTimer } from '../timers.js';
-import type { MemoryIndex } from './memory-index.js';
 
 /**
  * Longest stretch of building per task. Whatever arrives meanwhile (a query,
@@ -27,8 +26,13 @@ const MAX_WAIT_MS = 1000;
  */
 const FORCED_SLICE_MS = 1;
 
+/** What the warm-up drives: index-loader.ts's `keywordBuilder` over an index. */
+export interface KeywordBuilder {
+  buildKeywords(budget: number, build: boolean): 'done' | 'more' | 'paused';
+}
+
 /**
- * Builds the keyword postings that `MemoryIndex.load` deferred, a few
+ * Builds the keyword postings that a bulk load (index-loader.ts) deferred, a few
  * milliseconds per task. Queries meanwhile read the queued postings as they
  * are (search/pending-keywords.ts), so building them is work that only
  * competes with calls: the chunks are turned around at once (that makes
@@ -39,7 +43,7 @@ const FORCED_SLICE_MS = 1;
  * function that stops it. `now` is the clock slices and waits are measured by
  * (injected by tests, with fake timers).
  */
-export function buildKeywordsInBackground(index: MemoryIndex, isQuiet: () => boolean = () => true, now: () => number = () => performance.now()): () => void {
+export function buildKeywordsInBackground(index: KeywordBuilder, isQuiet: () => boolean = () => true, now: () => number = () => performance.now()): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let waitingSince: number | undefined;
   const next = (delay: number) => {
