@@ -59,38 +59,47 @@ export const episodeRecordSchema = z.object({
  */
 export type Episode = z.infer<typeof episodeRecordSchema>;
 
+/** The free-text parts of a structured episode, as an app writes them. */
+const proseSchema = z.string().check(z.maxLength(100_000));
+const strictEpisode = z.strictObject(episodeRecordSchema.shape);
+
+/** The stored fields an app sets on `add` and may change on `update`, with the record's own schemas. */
+const editableFields = {
+  quality: true,
+  tags: true,
+  actors: true,
+  participants: true,
+  toolsUsed: true,
+  entities: true,
+  keyDecisions: true,
+  outcomeStatus: true,
+  importance: true,
+  pinned: true,
+  provenance: true,
+  parentId: true,
+  state: true,
+  metadata: true,
+  endedAt: true,
+} as const;
+
 /** What `memory.episodes.add()` accepts. Only `text` (or `goal`) is required. */
-export const episodeInputSchema = z.strictObject({
-  id: z.optional(idSchema),
-  userId: z.optional(userIdSchema),
-  sessionId: z.optional(z.nullable(idSchema)),
-  text: z.optional(textSchema),
-  goal: z.optional(textSchema),
-  context: z.optional(z.string().check(z.maxLength(100_000))),
-  approach: z.optional(z.string().check(z.maxLength(100_000))),
-  outcome: z.optional(z.string().check(z.maxLength(100_000))),
-  lessons: z.optional(z.string().check(z.maxLength(100_000))),
-  quality: z.optional(qualitySchema),
-  tags: z.optional(tagsSchema),
-  actors: z.optional(shortList),
-  participants: z.optional(shortList),
-  toolsUsed: z.optional(shortList),
-  entities: z.optional(shortList),
-  keyDecisions: z.optional(shortList),
-  outcomeStatus: z.optional(outcomeStatusSchema),
-  importance: z.optional(importanceSchema),
-  pinned: z.optional(z.boolean()),
-  provenance: z.optional(provenanceSchema),
-  parentId: z.optional(z.nullable(idSchema)),
-  state: z.optional(episodeStateSchema),
-  metadata: z.optional(metadataSchema),
-  createdAt: z.optional(timestampSchema),
-  startedAt: z.optional(timestampSchema),
-  endedAt: z.optional(timestampSchema),
-}).check(z.refine((e) => e.text !== undefined || e.goal !== undefined, {
-  message: 'an episode needs `text` or `goal`',
-  path: ['text'],
-}));
+export const episodeInputSchema = z
+  .partial(
+    z.extend(z.pick(strictEpisode, { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true, startedAt: true }), {
+      text: textSchema,
+      goal: textSchema,
+      context: proseSchema,
+      approach: proseSchema,
+      outcome: proseSchema,
+      lessons: proseSchema,
+    }),
+  )
+  .check(
+    z.refine((e) => e.text !== undefined || e.goal !== undefined, {
+      message: 'an episode needs `text` or `goal`',
+      path: ['text'],
+    }),
+  );
 /**
  * What `memory.episodes.add()` takes. Only `text` (or `goal`) is required.
  * @interface
@@ -98,29 +107,16 @@ export const episodeInputSchema = z.strictObject({
 export type EpisodeInput = z.input<typeof episodeInputSchema>;
 
 /** Fields `memory.episodes.update()` may change. Identity and timestamps are engram's. */
-export const episodePatchSchema = z.partial(z.strictObject({
-  text: textSchema,
-  goal: z.nullable(textSchema),
-  context: z.nullable(z.string().check(z.maxLength(100_000))),
-  approach: z.nullable(z.string().check(z.maxLength(100_000))),
-  outcome: z.nullable(z.string().check(z.maxLength(100_000))),
-  lessons: z.nullable(z.string().check(z.maxLength(100_000))),
-  quality: z.nullable(qualitySchema),
-  tags: tagsSchema,
-  actors: shortList,
-  participants: shortList,
-  toolsUsed: shortList,
-  entities: shortList,
-  keyDecisions: shortList,
-  outcomeStatus: outcomeStatusSchema,
-  importance: importanceSchema,
-  pinned: z.boolean(),
-  provenance: provenanceSchema,
-  parentId: z.nullable(idSchema),
-  state: episodeStateSchema,
-  metadata: metadataSchema,
-  endedAt: timestampSchema,
-}));
+export const episodePatchSchema = z.partial(
+  z.extend(z.pick(strictEpisode, editableFields), {
+    text: textSchema,
+    goal: z.nullable(textSchema),
+    context: z.nullable(proseSchema),
+    approach: z.nullable(proseSchema),
+    outcome: z.nullable(proseSchema),
+    lessons: z.nullable(proseSchema),
+  }),
+);
 /**
  * What `memory.episodes.update(id, patch)` takes: the fields to change.
  * @interface

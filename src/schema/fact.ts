@@ -85,20 +85,18 @@ export function float32VectorProblem(v: ArrayLike<unknown>): { index?: number; m
   return nonZero ? undefined : { message: 'must not be all zeros as float32 (it has no direction)' };
 }
 
-export const factInputSchema = z.strictObject({
-  id: z.optional(idSchema),
-  userId: z.optional(userIdSchema),
-  sessionId: z.optional(z.nullable(idSchema)),
-  text: textSchema,
-  category: z.optional(factCategorySchema),
-  importance: z.optional(importanceSchema),
-  pinned: z.optional(z.boolean()),
-  tags: z.optional(tagsSchema),
-  metadata: z.optional(metadataSchema),
-  createdAt: z.optional(timestampSchema),
-  /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
-  embedding: z.optional(embeddingSchema),
-});
+const strictFact = z.strictObject(factRecordSchema.shape);
+/** The stored fields an app sets on `add` and may change on `update`, with the record's own schemas. */
+const editableFields = { text: true, category: true, importance: true, pinned: true, tags: true, metadata: true } as const;
+
+export const factInputSchema = z.extend(
+  z.partial(z.pick(strictFact, { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true })),
+  {
+    text: textSchema,
+    /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
+    embedding: z.optional(embeddingSchema),
+  },
+);
 /**
  * What `memory.facts.add()` takes. Only `text` is required; `embedding` stores a vector computed elsewhere.
  * @interface
@@ -136,14 +134,7 @@ export const addManyOptionsSchema = z.strictObject({
  */
 export type AddManyOptions = z.input<typeof addManyOptionsSchema>;
 
-export const factPatchSchema = z.partial(z.strictObject({
-  text: textSchema,
-  category: factCategorySchema,
-  importance: importanceSchema,
-  pinned: z.boolean(),
-  tags: tagsSchema,
-  metadata: metadataSchema,
-}));
+export const factPatchSchema = z.partial(z.pick(strictFact, editableFields));
 /**
  * What `memory.facts.update(id, patch)` takes: the fields to change (`null` clears a field that may be cleared).
  * @interface

@@ -44,22 +44,27 @@ export const turnRecordSchema = z.object({
  */
 export type Turn = z.infer<typeof turnRecordSchema>;
 
-/** What `memory.turns.add()` takes. */
-export const turnInputSchema = z.strictObject({
-  id: z.optional(idSchema),
-  userId: z.optional(userIdSchema),
-  sessionId: z.optional(z.nullable(idSchema)),
-  speaker: speakerSchema,
-  text: textSchema,
-  importance: z.optional(importanceSchema),
-  pinned: z.optional(z.boolean()),
-  tags: z.optional(tagsSchema),
-  metadata: z.optional(metadataSchema),
-  /** When it was said (default: now). */
-  createdAt: z.optional(timestampSchema),
-  /** Pre-computed: stored instead of embedding `text` (same model as the embedder). */
-  embedding: z.optional(embeddingSchema),
-});
+/** What `memory.turns.add()` takes: the record's own fields, only `speaker` and `text` required. */
+export const turnInputSchema = z.extend(
+  z.partial(
+    z.pick(z.strictObject(turnRecordSchema.shape), {
+      id: true,
+      userId: true,
+      sessionId: true,
+      importance: true,
+      pinned: true,
+      tags: true,
+      metadata: true,
+      createdAt: true,
+    }),
+  ),
+  {
+    speaker: speakerSchema,
+    text: textSchema,
+    /** Pre-computed: stored instead of embedding `text` (same model as the embedder). */
+    embedding: z.optional(embeddingSchema),
+  },
+);
 /**
  * What `memory.turns.add()` takes: a speaker and a text, with its session and time when known.
  * @interface
