@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { SyncError, ValidationError, type SyncErrorReason } from '../errors.js';
-import { readBodyCapped } from '../llm/request-body.js';
+import { readJsonBody, type JsonBodyRefusal } from '../llm/request-body.js';
 import { idSchema } from '../schema/common.js';
 import { parseInput } from '../schema/parse.js';
 import { safeParse } from '../schema/safe-parse.js';
@@ -86,6 +86,9 @@ export function createSyncHandler(options: SyncHandlerOptions): (request: Reques
 
   const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
   const fail = (status: number, reason: string, message: string) => json({ error: { reason, message } }, status);
+  /** A refused body: its own reason when it was too large or too slow, `otherwise` when it was not what this handler reads. */
+  const refuse = (refusal: JsonBodyRefusal, otherwise: string) =>
+    fail(refusal.status, refusal.problem === 'too_large' || refusal.problem === 'body_timeout' ? refusal.problem : otherwise, refusal.message);
   const report = (error: unknown, operation: string) => {
     try {
       opts.onError?.(error, { operation });
@@ -114,24 +117,15 @@ export function createSyncHandler(options: SyncHandlerOptions): (request: Reques
   };
 
   const push = async (request: Request, space: string) => {
-    const text = await readBodyCapped(request, maxBody, bodyTimeoutMs).catch(() => ({ status: 400 as const, reason: 'malformed' as const }));
-    if (typeof text !== 'string') {
-      if (text.status === 413) return fail(413, 'too_large', `The push body is over ${maxBody} bytes: push fewer rows at a time.`);
-      if (text.status === 408) return fail(408, 'body_timeout', `The push body did not arrive within ${bodyTimeoutMs} ms.`);
-      return fail(400, 'malformed', 'The push body could not be read.');
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return fail(400, 'malformed', 'The push body is not JSON.');
-    }
-    const parsed = safeParse(pushRequestSchema, body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return fail(400, 'malformed', `Not a sync push (protocol ${SYNC_PROTOCOL_VERSION}): ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim());
-    }
-    const push = parsed.data;
+    const body = await readJsonBody(request, pushRequestSchema, {
+      maxBytes: maxBody,
+      timeoutMs: bodyTimeoutMs,
+      noun: 'push body',
+      tooLargeHint: 'push fewer rows at a time',
+      invalidPrefix: `Not a sync push (protocol ${SYNC_PROTOCOL_VERSION})`,
+    });
+    if ('refused' in body) return refuse(body.refused, 'malformed');
+    const push = body.data;
     if (push.rows.length > maxPushRows) return fail(413, 'too_large', `A push may carry at most ${maxPushRows} rows; this one has ${push.rows.length}.`);
     for (const [i, row] of push.rows.entries()) {
       if (row.device !== push.device) return fail(400, 'malformed', `Row ${i} is device "${row.device}"'s, not the pushing device's ("${push.device}"): a device pushes its own rows only.`);

@@ -4,7 +4,7 @@ import { EngramError, ProviderError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import { openAICompatible, openAICompatibleOptionsSchema } from './openai-compatible.js';
 import { redact, redactValue } from './http-errors.js';
-import { readBodyCapped } from './request-body.js';
+import { readJsonBody, type JsonBodyRefusal } from './request-body.js';
 
 export const proxyHandlerOptionsSchema = z.strictObject({
   /** The OpenAI-compatible upstream, with its key (which stays on the server). */
@@ -66,27 +66,20 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
 
   const fail = (status: number, reason: string, message: string) =>
     Response.json({ error: { reason, message: redact(message, secrets) } }, { status, headers: { 'cache-control': 'no-store' } });
+  /** A refused body: its own reason when it was too large or too slow, `otherwise` when it was not what this handler reads. */
+  const refuse = (refusal: JsonBodyRefusal, otherwise: string) =>
+    fail(refusal.status, refusal.problem === 'too_large' || refusal.problem === 'body_timeout' ? refusal.problem : otherwise, refusal.message);
 
   return async (request) => {
     if (request.method !== 'POST') return fail(405, 'method', 'Only POST is accepted.');
-    const text = await readBodyCapped(request, maxBody, bodyTimeoutMs).catch(() => ({ status: 400 as const, reason: 'bad_request' as const }));
-    if (typeof text !== 'string') {
-      if (text.status === 413) return fail(413, 'too_large', `The request body is over ${maxBody} bytes.`);
-      if (text.status === 408) return fail(408, 'body_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms.`);
-      return fail(400, 'bad_request', 'The request body could not be read.');
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return fail(400, 'bad_request', 'The request body is not JSON.');
-    }
-    const parsed = safeParse(requestSchema, body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return fail(400, 'bad_request', `Invalid request: ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim());
-    }
-    const call = parsed.data;
+    const body = await readJsonBody(request, requestSchema, {
+      maxBytes: maxBody,
+      timeoutMs: bodyTimeoutMs,
+      noun: 'request body',
+      invalidPrefix: 'Invalid request',
+    });
+    if ('refused' in body) return refuse(body.refused, 'bad_request');
+    const call = body.data;
     if (opts.allowedTasks && !opts.allowedTasks.includes(call.task)) return fail(403, 'task', `The task "${call.task}" is not allowed here.`);
     if (call.model !== undefined && call.model !== opts.upstream.model && !opts.allowModels?.includes(call.model)) {
       return fail(400, 'model', `The model is chosen by the server: "${call.model}" is not in its allowModels.`);

@@ -9,50 +9,20 @@ import * as z from 'zod/mini';
 import { changeSchema } from '../replication/change.js';
 import { sequenceSchema } from '../replication/protocol.js';
 import { pullStateSchema } from '../replication/pull-state.js';
-import { defineOperation, param } from './operation.js';
+import { defineOperation, param, type Param, type Runs } from './operation.js';
 
 export const openedBatchSchema = z.strictObject({ changes: z.array(changeSchema), state: pullStateSchema });
 
-export const enableSync = defineOperation({
-  method: 'sync.enable',
-  name: 'start sync',
-  input: [],
-  runs: 'tracked'
-});
+/** A step of the sync loop: tracked (close() waits for it) unless said otherwise, and never behind recall's access-time write. */
+function syncStep<const M extends string, const P extends readonly Param[]>(method: M, name: string, input: P, runs: Runs = 'tracked') {
+  return defineOperation({ method, name, input, runs });
+}
 
-export const pendingSyncChanges = defineOperation({
-  method: 'sync.pending',
-  name: 'read the changes to push',
-  input: [param(z.number().check(z.int(), z.gte(1), z.lte(1000)), 'limit')],
-  runs: 'tracked'
-});
-
-export const countSyncChanges = defineOperation({
-  method: 'sync.count',
-  name: 'count the changes to push',
-  input: [],
-  runs: 'untracked'
-});
-
-export const acknowledgeSyncChanges = defineOperation({
-  method: 'sync.acknowledge',
-  name: 'acknowledge pushed changes',
-  input: [param(sequenceSchema, 'seq')],
-  runs: 'tracked'
-});
-
-export const loadSyncPullState = defineOperation({
-  method: 'sync.pullState',
-  name: 'read the sync cursor',
-  input: [],
-  runs: 'tracked'
-});
-
-export const applySyncBatch = defineOperation({
-  method: 'sync.apply',
-  name: 'apply pulled changes',
-  input: [param(openedBatchSchema, 'batch')],
-  runs: 'tracked'
-});
+export const enableSync = syncStep('sync.enable', 'start sync', []);
+export const pendingSyncChanges = syncStep('sync.pending', 'read the changes to push', [param(z.number().check(z.int(), z.gte(1), z.lte(1000)), 'limit')]);
+export const countSyncChanges = syncStep('sync.count', 'count the changes to push', [], 'untracked');
+export const acknowledgeSyncChanges = syncStep('sync.acknowledge', 'acknowledge pushed changes', [param(sequenceSchema, 'seq')]);
+export const loadSyncPullState = syncStep('sync.pullState', 'read the sync cursor', []);
+export const applySyncBatch = syncStep('sync.apply', 'apply pulled changes', [param(openedBatchSchema, 'batch')]);
 
 export const SYNC_OPERATIONS = [enableSync, pendingSyncChanges, countSyncChanges, acknowledgeSyncChanges, loadSyncPullState, applySyncBatch] as const;
