@@ -1,4 +1,4 @@
-import Dexie from 'dexie';
+import { countCapturedSince } from '../memories/episodes/episode-queries.js';
 import type { EngramDatabase } from '../store/database.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { isValidTimeZone } from '../schema/time-zone.js';
@@ -56,11 +56,7 @@ export async function captureRefusal(
   const profile = await db.profiles.get(userId);
   const tz = typeof profile?.fields.timeZone === 'string' && isValidTimeZone(profile.fields.timeZone) ? profile.fields.timeZone : 'UTC';
   const dayStart = startOfLocalDay(now, tz);
-  const today = await db.episodes
-    .where('[userId+createdAt]')
-    .between([userId, dayStart], [userId, Dexie.maxKey], true, true)
-    .filter((e) => e.source === 'episode')
-    .count();
+  const today = await countCapturedSince(db, userId, dayStart);
   if (today >= options.maxPerDay) return { reason: 'capture_daily_cap', detail: `daily cap: ${today} episodes today (${tz}), the cap is ${options.maxPerDay}` };
   return null;
 }

@@ -4,6 +4,7 @@ import { newId } from '../ids.js';
 import type { LLMProvider } from '../llm/types.js';
 import type { Fact } from '../schema/fact.js';
 import { buildFact } from '../memories/facts/build-fact.js';
+import { findFact } from '../memories/facts/find-fact.js';
 import { callLLM } from '../llm/call-llm.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { COMPOSE_SYSTEM, SAME_FACT_SYSTEM } from './prompts.js';
@@ -54,7 +55,7 @@ export async function decideFacts(
     } else if (deps.llm) {
       for (const neighbour of neighbours) {
         if (neighbour.score < options.facts.checkFrom) break;
-        const existing = await ctx.db.facts.get(neighbour.id);
+        const existing = await findFact(ctx.db, neighbour.id);
         if (!existing) continue;
         const check = await callLLM(deps.llm, {
           task: 'same-fact',
@@ -73,7 +74,7 @@ export async function decideFacts(
       }
     }
 
-    const target = match && (await ctx.db.facts.get(match.id));
+    const target = match && (await findFact(ctx.db, match.id));
     if (match && target && target.status === 'current') {
       claimed.add(target.id);
       let text = fact.text;

@@ -1,4 +1,5 @@
 import type { EngineContext } from '../engine-context.js';
+import { nextInSession } from '../memories/turns/next-in-session.js';
 import type { MemoryRecord } from '../schema/memory-record.js';
 import type { Turn } from '../schema/turn.js';
 import type { DocFilter } from '../search/filters.js';
@@ -62,7 +63,7 @@ export async function carryToFollowingTurns(
   let frontier = candidates.filter((c): c is Ranked & { memory: Turn } => c.memory.type === 'turn' && reaches(c));
   let changed = false;
   for (let step = 0; step < CARRY_DEPTH && weight > 0 && frontier.length > 0; step++) {
-    const following = await nextInSession(ctx, frontier.map((c) => c.memory));
+    const following = await nextInSession(ctx.db, frontier.map((c) => c.memory), SESSION_GAP);
     const carried = new Map<string, { turn: Turn; score: number; from: Turn }>();
     frontier.forEach((from, i) => {
       const next = following[i];
@@ -97,25 +98,4 @@ export async function carryToFollowingTurns(
 /** The multipliers a turn's score has for itself alone: its relative times on a question about time, its speaker when named. */
 function ownBoost(parts: ScoreParts): number {
   return (parts.timeMatch ?? 1) * (parts.speakerMatch ?? 1);
-}
-
-/**
- * For each turn, the next turn of its session: the nearest higher `seq` of
- * the same user and session within SESSION_GAP, one bounded range read each
- * in one read transaction. (Dexie's `anyOf` over the exact keys, one request
- * for all, was far slower on fake-indexeddb: a cursor jump per key.)
- */
-async function nextInSession(ctx: EngineContext, turns: readonly Turn[]): Promise<(Turn | undefined)[]> {
-  const { db } = ctx;
-  return db.transaction('r', db.turns, () =>
-    Promise.all(
-      turns.map(async (turn) => {
-        const after = await db.turns
-          .where('[userId+seq]')
-          .between([turn.userId, turn.seq + 1], [turn.userId, turn.seq + SESSION_GAP], true, true)
-          .toArray();
-        return after.find((t) => t.sessionId === turn.sessionId);
-      }),
-    ),
-  );
 }

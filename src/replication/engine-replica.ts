@@ -1,6 +1,8 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import { SyncError } from '../errors.js';
+import { deleteEpisodeRecord, episodesOf } from '../memories/episodes/episode-queries.js';
+import { EPISODES } from '../memories/registry.js';
 import type { Episode } from '../schema/episode.js';
 import type { Fact } from '../schema/fact.js';
 import type { ProfileRecord } from '../schema/profile.js';
@@ -216,10 +218,10 @@ export class EngineReplica {
         this.versionsWritten.clear();
         for (const userId of episodeUsers) {
           for (const id of await this.episodesToRemove(userId)) {
-            await db.episodes.delete(id);
+            await deleteEpisodeRecord(db, id);
             await deleteVectors(db, [id]);
             // The removal is this device's decision: captured as a local delete, so it syncs.
-            remote.delete(remoteRowKey('episodes', id));
+            remote.delete(remoteRowKey(EPISODES.table, id));
           }
         }
         await db.meta.put({ key: PULL_META_KEY, value: batch.state });
@@ -345,7 +347,7 @@ export class EngineReplica {
   /** The episodes of `userId` that the dedup and cap rules remove (reconcile.ts), read in the running transaction. */
   private async episodesToRemove(userId: string): Promise<string[]> {
     const { db, lifecycle } = this.ctx;
-    const episodes = await db.episodes.where('userId').equals(userId).toArray();
+    const episodes = await episodesOf(db, userId);
     const vectors = await getVectors(db, episodes.map((e) => e.id));
     const facts = episodes.map((e) => ({ id: e.id, createdAt: e.createdAt, pinned: e.pinned, provenance: e.provenance, vector: vectors.get(e.id)?.vector }));
     const duplicates = new Set(duplicatesToDelete(facts, lifecycle.dedupThreshold));
