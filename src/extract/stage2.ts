@@ -1,6 +1,7 @@
 import { embedTexts } from '../embed/embed-texts.js';
 import type { EngineContext } from '../engine-context.js';
 import type { JobHandler, JobResult } from '../jobs/queue.js';
+import { findEpisode } from '../memories/episodes/episode-queries.js';
 import { writeEpisode } from '../memories/episodes/write-episode.js';
 import { EPISODES } from '../memories/registry.js';
 import type { LLMProvider } from '../llm/types.js';
@@ -39,15 +40,16 @@ export function episodeJobHandler(
     const started = ctx.now();
     const { options } = deps;
     const { llm } = deps;
-    const event = (outcome: EpisodeEvent['outcome'], extra: { memoryId?: string; reason?: string; costUsd: number }) => {
+    const event = async (outcome: EpisodeEvent['outcome'], extra: { memoryId?: string; reason?: string; costUsd: number }) => {
       const e: EpisodeEvent = { type: 'episode', userId: payload.userId, outcome, costUsd: extra.costUsd, durationMs: Math.max(0, ctx.now() - started) };
       if (extra.memoryId !== undefined) e.memoryId = extra.memoryId;
       if (extra.reason !== undefined) e.reason = extra.reason;
-      ctx.emit(e);
-      void ctx.commit('record an episode event', ['events'], () => ctx.db.events.add({ type: 'episode', userId: payload.userId, at: ctx.now(), data: { ...e } })).catch(() => undefined);
+      // Told once its audit row has committed, like every audited event; told anyway when that commit fails (the
+      // database closed meanwhile), so each attempt still reports exactly once.
+      await ctx.commit('record an episode event', ['events'], (scope) => scope.audit(e, ctx.now())).catch(() => ctx.emit(e));
     };
     if (!llm) {
-      event('provider_error', { reason: 'no LLM provider is configured', costUsd: 0 });
+      await event('provider_error', { reason: 'no LLM provider is configured', costUsd: 0 });
       return { kind: 'drop', reason: 'no LLM provider' };
     }
 
@@ -64,16 +66,16 @@ export function episodeJobHandler(
     if (signal.aborted) return { kind: 'cancelled' };
     if (!result.ok) {
       const outcome = result.failure === 'timeout' ? 'timeout' : result.failure === 'parse_error' ? 'parse_error' : 'provider_error';
-      event(outcome, { reason: result.reason, costUsd: result.costUsd });
+      await event(outcome, { reason: result.reason, costUsd: result.costUsd });
       return outcome === 'parse_error' ? { kind: 'drop', reason: result.reason } : { kind: 'retry', reason: result.reason };
     }
 
     try {
       const memoryId = await storeDraft(ctx, options, payload, result.value);
-      event('stored', { memoryId, costUsd: result.costUsd });
+      await event('stored', { memoryId, costUsd: result.costUsd });
       return { kind: 'done' };
     } catch (error) {
-      event('store_failed', { reason: (error as Error)?.message ?? String(error), costUsd: result.costUsd });
+      await event('store_failed', { reason: (error as Error)?.message ?? String(error), costUsd: result.costUsd });
       return { kind: 'retry', reason: 'store failed' };
     }
   };
@@ -97,7 +99,7 @@ async function storeDraft(ctx: EngineContext, options: ResolvedExtraction, paylo
   if (recent && 1 - recent.score < options.capture.noveltyMin) {
     memoryId = recent.id;
     const merged = await ctx.commit('merge a new episode into a recent one', [EPISODES, 'meta'], async (scope) => {
-      const target = await ctx.db.episodes.get(recent.id);
+      const target = await findEpisode(ctx.db, recent.id);
       if (!target) return undefined;
       const next: Episode = {
         ...target,
