@@ -55,7 +55,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const syncOptions = (): Omit<MemoryOptions, 'embedder'> => ({
+const syncOptions = (): Pick<MemoryOptions, 'sync'> => ({
   sync: { remote: { url: `${server.url}sync`, headers: { authorization: 'Bearer user-token' }, retries: 0 }, key: { secret: SECRET }, space: SPACE, autoStart: false },
 });
 const exportLines = (page: Page) =>

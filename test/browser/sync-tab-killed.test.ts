@@ -75,7 +75,7 @@ afterAll(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-const syncOptions = (): Omit<MemoryOptions, 'embedder'> => ({
+const syncOptions = (): Pick<MemoryOptions, 'sync'> => ({
   sync: {
     remote: { url: `${server.url}sync`, headers: { authorization: 'Bearer user-token' }, retries: 0, pullLimit: PULL_LIMIT },
     key: { secret: 'a secret both devices were given, 32+ bytes' },
