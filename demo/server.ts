@@ -7,17 +7,17 @@
  *
  * Environment: PORT (default 5173), HOST (default 127.0.0.1), ENGRAM_MODELS_DIR
  * (default ../shared/models when it exists), ENGRAM_DEMO_HUB_DIR (where the
- * sync hub keeps its PGlite database; default a new temporary folder).
+ * sync hub keeps its PGlite database; default demo/.hub, kept across
+ * restarts: the windows' stores keep their cursors in the hub's stream, and
+ * an emptied hub answers them 'expired').
  *
  * It also runs a sync hub (demo/hub.ts): open `/?device=phone` and
  * `/?device=laptop` side by side, and each window is a device syncing
  * through it.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProxyHandler, toNodeHandler } from '../src/server.js';
 import { startDemoHub, type DemoHub } from './hub.js';
@@ -83,7 +83,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 if (import.meta.url === `file://${process.argv[1]}`) {
   const env = process.env;
   const upstream = env.ENGRAM_LLM_BASE_URL && env.ENGRAM_LLM_MODEL ? { baseURL: env.ENGRAM_LLM_BASE_URL, apiKey: env.ENGRAM_LLM_API_KEY, model: env.ENGRAM_LLM_MODEL } : undefined;
-  const hubDir = env.ENGRAM_DEMO_HUB_DIR ?? mkdtempSync(join(tmpdir(), 'engram-demo-hub-'));
+  const hubDir = env.ENGRAM_DEMO_HUB_DIR ?? here('./.hub/');
+  mkdirSync(hubDir, { recursive: true });
   const hub = await startDemoHub({ dir: hubDir });
   const { url, close } = await startDemoServer({ port: Number(env.PORT ?? 5173), host: env.HOST ?? '127.0.0.1', modelsDir: env.ENGRAM_MODELS_DIR, upstream, hub });
   console.log(`engram demo: ${url}`);
