@@ -6,7 +6,8 @@
  * Each change is a fact-sized record (about 200 characters) with a 128-d
  * vector. Prints rows per second, bytes per row on the wire and in the
  * database, with the load average. Options: DEVICES (100), ROWS (20 per
- * device), CONCURRENCY (10 devices talking to the hub at once).
+ * device), CONCURRENCY (10 devices talking to the hub at once), REPEAT (3
+ * runs per back end, each on an empty database; the medians are printed).
  */
 import os from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
@@ -25,11 +26,19 @@ const DEVICES = Number(process.env.DEVICES ?? 100);
 /** Devices talking to the hub at once (a hub does not see all its devices in the same instant). */
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 10);
 const ROWS = Number(process.env.ROWS ?? 20);
+const REPEAT = Number(process.env.REPEAT ?? 3);
 const SPACE = 'bench-space';
 const key = await createSyncKey({ secret: 'a benchmark secret of 32 bytes or more' });
 const tags = { keyTag: key.keyTag, spaceTag: await spaceTag(key, SPACE) };
 
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+interface RunFigures {
+  pushRowsPerS: number;
+  pullRowsPerS: number;
+  openMs: number;
+}
 
 async function sealedRows(device: string) {
   return Promise.all(
@@ -63,7 +72,7 @@ async function pooled<T>(items: T[], work: (item: T, index: number) => Promise<v
   }));
 }
 
-async function run(name: string, store: SyncStore, sql: (text: string) => Promise<Record<string, unknown>[]>) {
+async function run(name: string, store: SyncStore, sql: (text: string) => Promise<Record<string, unknown>[]>): Promise<RunFigures> {
   const hub = await serveOnLoopback(createSyncHandler({ store, authorize: () => SPACE, compactEveryMs: 1e12 }));
   const devices = Array.from({ length: DEVICES }, (_, i) => `device-${String(i).padStart(3, '0')}`);
   const rows = await Promise.all(devices.map(sealedRows));
@@ -108,19 +117,37 @@ async function run(name: string, store: SyncStore, sql: (text: string) => Promis
       `${wireBytes.toFixed(0)} B/row on the wire (push JSON), ${(Number(bytes) / count).toFixed(0)} B/row in the database (table + indexes, ${count} rows); load ${load()}`,
   );
   await hub.close();
+  return { pushRowsPerS: (DEVICES * ROWS) / (pushMs / 1000), pullRowsPerS: pulled / (pullMs / 1000), openMs };
+}
+
+function printMedians(name: string, runs: RunFigures[]): void {
+  console.log(
+    `${name}, median of ${runs.length}: push ${Math.round(median(runs.map((r) => r.pushRowsPerS)))} rows/s, pull ${Math.round(median(runs.map((r) => r.pullRowsPerS)))} rows/s, ` +
+      `one device opens all in ${median(runs.map((r) => r.openMs)).toFixed(0)} ms; load ${load()}`,
+  );
 }
 
 console.log(`load before: ${load()} (${os.cpus().length} cores)`);
 {
-  const db = await PGlite.create();
-  await run('PGlite', pgliteSyncStore(db), async (text) => (await db.query<Record<string, unknown>>(text)).rows);
-  await db.close();
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < REPEAT; i++) {
+    const db = await PGlite.create();
+    runs.push(await run('PGlite', pgliteSyncStore(db), async (text) => (await db.query<Record<string, unknown>>(text)).rows));
+    await db.close();
+  }
+  printMedians('PGlite', runs);
 }
 if (canRunPostgres()) {
   const server = await startPostgres();
   const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 });
   try {
-    await run('Postgres', postgresSyncStore(pool), async (text) => (await pool.query(text)).rows);
+    const runs: RunFigures[] = [];
+    for (let i = 0; i < REPEAT; i++) {
+      // Each run on an empty table, as PGlite's runs are.
+      await pool.query('DROP TABLE IF EXISTS engram_sync_changes, engram_sync_devices, engram_sync_spaces CASCADE').catch(() => undefined);
+      runs.push(await run('Postgres', postgresSyncStore(pool), async (text) => (await pool.query(text)).rows));
+    }
+    printMedians('Postgres', runs);
   } finally {
     await pool.end();
     server.stop();

@@ -6,13 +6,21 @@
  *   ENGRAM_LLM_BASE_URL=https://api.openai.com/v1 ENGRAM_LLM_API_KEY=sk-... ENGRAM_LLM_MODEL=gpt-4o-mini npm run demo
  *
  * Environment: PORT (default 5173), HOST (default 127.0.0.1), ENGRAM_MODELS_DIR
- * (default ../shared/models when it exists).
+ * (default ../shared/models when it exists), ENGRAM_DEMO_HUB_DIR (where the
+ * sync hub keeps its PGlite database; default demo/.hub, kept across
+ * restarts: the windows' stores keep their cursors in the hub's stream, and
+ * an emptied hub answers them 'expired').
+ *
+ * It also runs a sync hub (demo/hub.ts): open `/?device=phone` and
+ * `/?device=laptop` side by side, and each window is a device syncing
+ * through it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createProxyHandler, toNodeHandler } from '../src/server.js';
+import { startDemoHub, type DemoHub } from './hub.js';
 import { serveStatic } from './static.js';
 
 export interface DemoServerOptions {
@@ -25,6 +33,8 @@ export interface DemoServerOptions {
   upstream?: { baseURL: string; apiKey?: string; model: string };
   /** A sync hub to serve at `/sync/` on the page's own origin (createSyncHandler through toNodeHandler). */
   sync?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The demo's own hub (demo/hub.ts): served at `/sync/`, and its token and space handed to the demo page (`/api/config`), which then offers sync. */
+  hub?: Pick<DemoHub, 'handler' | 'token' | 'space'>;
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -37,7 +47,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   if (!existsSync(modelsDir)) throw new Error(`No model folder at ${modelsDir}; set ENGRAM_MODELS_DIR.`);
 
   const proxy = options.upstream ? toNodeHandler(createProxyHandler({ upstream: options.upstream, maxCostUsd: 0.5, timeoutMs: 120_000 })) : undefined;
-  const config = JSON.stringify({ llm: !!options.upstream, model: options.upstream?.model ?? null });
+  const sync = options.hub?.handler ?? options.sync;
+  const config = JSON.stringify({ llm: !!options.upstream, model: options.upstream?.model ?? null, sync: options.hub ? { token: options.hub.token, space: options.hub.space } : null });
 
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -50,8 +61,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         res.writeHead(503, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { reason: 'no_llm', message: 'This demo server has no LLM configured.' } }));
       }
-    } else if (options.sync && path.startsWith('/sync/')) {
-      options.sync(req, res);
+    } else if (sync && path.startsWith('/sync/')) {
+      sync(req, res);
     } else if (path.startsWith('/models/')) serveStatic(res, modelsDir, path.slice('/models/'.length));
     else if (path.startsWith('/ort/')) serveStatic(res, ortDir, path.slice('/ort/'.length));
     else serveStatic(res, pageDir, path === '/' ? 'index.html' : path.slice(1));
@@ -72,8 +83,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 if (import.meta.url === `file://${process.argv[1]}`) {
   const env = process.env;
   const upstream = env.ENGRAM_LLM_BASE_URL && env.ENGRAM_LLM_MODEL ? { baseURL: env.ENGRAM_LLM_BASE_URL, apiKey: env.ENGRAM_LLM_API_KEY, model: env.ENGRAM_LLM_MODEL } : undefined;
-  const { url } = await startDemoServer({ port: Number(env.PORT ?? 5173), host: env.HOST ?? '127.0.0.1', modelsDir: env.ENGRAM_MODELS_DIR, upstream });
+  const hubDir = env.ENGRAM_DEMO_HUB_DIR ?? here('./.hub/');
+  mkdirSync(hubDir, { recursive: true });
+  const hub = await startDemoHub({ dir: hubDir });
+  const { url, close } = await startDemoServer({ port: Number(env.PORT ?? 5173), host: env.HOST ?? '127.0.0.1', modelsDir: env.ENGRAM_MODELS_DIR, upstream, hub });
   console.log(`engram demo: ${url}`);
+  console.log(`Sync: open ${url}?device=phone and ${url}?device=laptop side by side (hub: PGlite in ${hubDir}).`);
   console.log(upstream ? `LLM: ${upstream.model} at ${new URL(upstream.baseURL).host} (through this server's proxy)` : 'LLM: none (offline mode). Set ENGRAM_LLM_BASE_URL, ENGRAM_LLM_API_KEY and ENGRAM_LLM_MODEL to chat.');
   console.log('Press Ctrl+C to stop.');
+  process.once('SIGINT', () => void close().then(() => hub.close()).then(() => process.exit(0)));
 }

@@ -34,9 +34,9 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
-  // Other hosts, the LLM proxy and config (/api/: the page handles being offline), and model files
-  // (engram's own cache): straight to the network, untouched.
-  if (event.request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/models/')) return;
+  // Other hosts, the LLM proxy and config (/api/: the page handles being offline), the sync hub
+  // (/sync/: its answers are never cached), and model files (engram's own cache): straight to the network, untouched.
+  if (event.request.method !== 'GET' || url.origin !== self.location.origin || /^\/(api|sync|models)\//.test(url.pathname)) return;
   event.respondWith(
     caches.open(CACHE).then(async (cache) => {
       const cached = (await cache.match(event.request, { ignoreSearch: true })) ?? (event.request.mode === 'navigate' ? await cache.match('/') : undefined);

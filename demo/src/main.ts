@@ -9,6 +9,7 @@ import { dataTab } from './panels/data.js';
 import { episodesTab } from './panels/episodes.js';
 import { factsTab } from './panels/facts.js';
 import { recallTab } from './panels/recall.js';
+import { syncPanel } from './panels/sync.js';
 import { tasksTab } from './panels/tasks.js';
 import { runSampleTask } from './sample-task.js';
 import { SAMPLE_CONVERSATION } from './sample-conversation.js';
@@ -17,6 +18,20 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 const status = $('status');
 const progress = $<HTMLProgressElement>('progress');
 const userInput = $<HTMLInputElement>('user-id');
+
+/**
+ * `?device=<name>`: this window is a device of its own (its own store,
+ * `engram-demo-<name>`), syncing through the demo server's hub.
+ */
+const device = (() => {
+  const name = new URLSearchParams(location.search).get('device');
+  return name && /^[a-z0-9-]{1,32}$/i.test(name) ? name : null;
+})();
+/**
+ * The key every device of the demo seals its rows with. Demo only: a real app
+ * gives a user's devices a key the hub never sees (docs/sync.md, "The cryptography").
+ */
+const DEMO_SYNC_SECRET = 'engram demo: the key every window of this demo shares';
 
 function setStatus(text: string, warn = false): void {
   status.textContent = text;
@@ -29,7 +44,7 @@ async function boot(): Promise<void> {
   // Offline (an installed PWA with no network), the server's config is out of reach: run without an LLM.
   const config = (await fetch('/api/config')
     .then((response) => response.json())
-    .catch(() => ({ llm: false, model: null }))) as { llm: boolean; model: string | null };
+    .catch(() => ({ llm: false, model: null, sync: null }))) as { llm: boolean; model: string | null; sync?: { token: string; space: string } | null };
   configureProxy(config.llm);
 
   const embedder = {
@@ -39,8 +54,14 @@ async function boot(): Promise<void> {
     wasmPaths: `${location.origin}/ort/`,
   };
   // Everything heavy (model, IndexedDB, index) runs in a Web Worker; the page only draws.
+  const hub = config.sync ?? null;
+  if (device) document.title = `${device} · ${document.title}`;
   const memory: Memory = await createMemory({
-    name: 'engram-demo',
+    name: device ? `engram-demo-${device}` : 'engram-demo',
+    // A round every second while the window is open (and soon after each local write): the other window's writes show within about a second.
+    ...(device && hub
+      ? { sync: { remote: { url: `${location.origin}/sync`, headers: { authorization: `Bearer ${hub.token}` } }, key: { secret: DEMO_SYNC_SECRET }, space: hub.space, intervalMs: 1000 } }
+      : {}),
     embedder,
     llm: demoProvider,
     // A demo shows memory forming within minutes: no cooldowns, and a close follow-up within the
@@ -101,6 +122,9 @@ async function boot(): Promise<void> {
 
   const chat = chatPanel($('chat'), app);
   addPanel($('add'), app);
+  syncPanel($('sync'), app, { device: hub ? device : null, hub: hub !== null });
+  // A window opened as a device shows its sync status first: two such windows side by side are the point.
+  if (device && hub) $('left').prepend($('sync'));
   const sampleButton = h('button', { id: 'load-sample', onclick: async () => {
     sampleButton.disabled = true;
     await withRecordedReplies(async () => {
