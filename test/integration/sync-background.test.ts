@@ -9,8 +9,9 @@ import { SECRET, startHub, syncedMemory } from '../support/sync-memories.js';
 /**
  * Sync running by itself (`createMemory({ sync })` starts it): a write on
  * one device reaches the other without the app asking, the status is an
- * event and a live query, and a Node replica on a durable `directory`
- * store resumes from its cursor after it is closed and opened again.
+ * event and a live query, and two Node replicas on durable `directory`
+ * stores converge, one resuming from its cursor after it is closed and
+ * opened again.
  */
 type Hub = Awaited<ReturnType<typeof startHub>>;
 let hub: Hub;
@@ -66,12 +67,13 @@ it('started, a write on one device reaches the other by itself; status is an eve
   }
 });
 
-it('a Node replica on a durable directory store resumes from its cursor after a reopen', async () => {
+it('two Node replicas, each on its own durable directory store, converge; one resumes from its cursor after a reopen', async () => {
   const embedder = await realEmbedder();
   const directory = join(root, 'replica');
   const sync = { remote: { url: hub.url, headers: { authorization: 'Bearer token-2' }, retries: 0 }, key: { secret: SECRET }, space: 'space-2', autoStart: false };
   const openDurable = (): Promise<Memory> => createMemory({ name: 'agent', directory, embedder, sync });
-  const a = await syncedMemory(hub.url, 'token-2', 'space-2');
+  // Two replicas of one Node agent: each its own folder (the store lock refuses a second process on one folder).
+  const a = await createMemory({ name: 'agent', directory: join(root, 'replica-a'), embedder, sync });
   try {
     await a.facts.add({ userId: 'ana', text: 'The build server is in rack 4' });
     await a.sync.now();
