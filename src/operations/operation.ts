@@ -16,8 +16,9 @@ export interface Param<S extends z.ZodMiniType = z.ZodMiniType> {
  * - `after-access-times`: refused once the engine closes, tracked until it
  *   settles (idle and close wait for it), and started after the pending
  *   access-time write, so it reads what recall recorded;
- * - `tracked`: the same, without waiting for that write (back-to-back
- *   recalls gather their access times into one write);
+ * - `tracked`: the same, without waiting for that write: recall (back-to-back
+ *   recalls gather their access times into one write), and the writes that
+ *   return no record a recall may have accessed (observe, adding turns);
  * - `untracked`: runs as it is (`idle` waits for the tracked calls, so it
  *   cannot be one; `info` reads counters).
  */

@@ -1,26 +1,39 @@
 import type { EngineContext } from '../engine-context.js';
 import type { Table } from 'dexie';
 import { memoryKinds } from '../memories/registry.js';
+import type { TableName } from '../store/commit.js';
 
 /**
  * Records that memories were recalled (`lastAccessedAt`, which recency
  * decays from). The index sees the access at once; the records are written
  * in the background once recalls pause for WRITE_AFTER_MS (and at the latest
- * WRITE_WITHIN_MS after the first access not yet written), in one quiet
- * commit (no `change` event: nothing the app wrote changed). Back-to-back
+ * WRITE_WITHIN_MS after the first access not yet written), in quiet commits
+ * of at most WRITE_CHUNK records over one kind's table each (no `change`
+ * event: nothing the app wrote changed). Back-to-back
  * recalls are gathered into that one write rather than each queueing behind
  * the write of the one before: a recall's reads wait for any write
  * transaction on the same tables, so writing each access at once would put
  * a write in front of nearly every recall, and even a periodic write holds
  * up each recall that meets it. A recall's own records
- * show the accesses not yet written (`accessedAt`). Any other engine call,
- * `idle()` and `close()` first write them (`settle`), so they see every
- * access recorded. The write is best effort: a tab killed before it loses
- * those access times, not a memory.
+ * show the accesses not yet written (`accessedAt`, `shown`). The calls that
+ * read stored records, `idle()` and `close()` first write them (`settle`),
+ * so they see every access recorded; `observe()` and adding turns, which
+ * return no stored record, do not wait for it (operations/operation.ts:
+ * `tracked`): a write of theirs that meets it waits for one chunk of it.
+ * The write is best effort: a tab killed before it loses those access
+ * times, not a memory.
  */
 export const WRITE_AFTER_MS = 250;
 /** The longest an access waits to be written while recalls go on without a pause. */
 export const WRITE_WITHIN_MS = 2000;
+/**
+ * The most records one access-time transaction rewrites. A batch is written
+ * in transactions of this many, one after the other: a recall's read or a
+ * write that arrives meanwhile is queued by IndexedDB behind the transaction
+ * running then, not behind the whole batch, since the next one is only
+ * created once that one has committed.
+ */
+export const WRITE_CHUNK = 32;
 
 export class AccessTimes {
   private pending = new Map<string, { type: string; at: number }>();
@@ -63,6 +76,13 @@ export class AccessTimes {
     return this.pending.get(id)?.at ?? this.inFlight.get(id)?.at;
   }
 
+  /** `record` as read from the store, with any later access not written yet (a recall's own hits). */
+  shown<R extends { id: string; lastAccessedAt: number }>(record: R): R {
+    const at = this.accessedAt(record.id);
+    if (at !== undefined && at > record.lastAccessedAt) record.lastAccessedAt = at;
+    return record;
+  }
+
   /** Writes what is pending now, and resolves once every access recorded so far is written. */
   settle(): Promise<void> {
     if (this.timer) {
@@ -85,27 +105,28 @@ export class AccessTimes {
   }
 
   private async write(batch: Map<string, { type: string; at: number }>): Promise<void> {
-    const { db } = this.ctx;
+    for (const kind of memoryKinds()) {
+      const ids = [...batch].filter(([, access]) => access.type === kind.type).map(([id]) => id);
+      for (let start = 0; start < ids.length; start += WRITE_CHUNK) await this.writeChunk(kind.table, ids.slice(start, start + WRITE_CHUNK), batch);
+    }
+  }
+
+  /** One quiet commit over one kind's table alone: its records read at once, and the changed ones put at once. */
+  private async writeChunk(tableName: string, ids: string[], batch: Map<string, { type: string; at: number }>): Promise<void> {
+    const table = this.ctx.db.table(tableName) as Table<{ lastAccessedAt: number }, string>;
     await this.ctx
       .commit(
         'record recall access times',
-        memoryKinds(),
+        [tableName as TableName],
         async () => {
-          // Per kind, all records read at once and the changed ones put at once: one awaited cursor per memory
-          // would keep the write transaction (and the recalls waiting behind it) open for a round trip per memory.
-          for (const kind of memoryKinds()) {
-            const ids = [...batch].filter(([, access]) => access.type === kind.type).map(([id]) => id);
-            if (ids.length === 0) continue;
-            const table = db.table(kind.table) as Table<{ lastAccessedAt: number }, string>;
-            const records = await table.bulkGet(ids);
-            const later = records.filter((record, i): record is { lastAccessedAt: number } => {
-              const at = batch.get(ids[i]!)!.at;
-              if (!record || record.lastAccessedAt >= at) return false;
-              record.lastAccessedAt = at;
-              return true;
-            });
-            if (later.length > 0) await table.bulkPut(later);
-          }
+          const records = await table.bulkGet(ids);
+          const later = records.filter((record, i): record is { lastAccessedAt: number } => {
+            const at = batch.get(ids[i]!)!.at;
+            if (!record || record.lastAccessedAt >= at) return false;
+            record.lastAccessedAt = at;
+            return true;
+          });
+          if (later.length > 0) await table.bulkPut(later);
         },
         { quiet: true },
       )

@@ -99,10 +99,7 @@ async function rankAndRead(ctx: EngineContext, access: AccessTimes, query: strin
     }
   }
   // Accesses that earlier recalls recorded and whose write is still pending show in the records (recall/access-times.ts).
-  for (const hit of out) {
-    const at = access.accessedAt(hit.memory.id);
-    if (at !== undefined && at > hit.memory.lastAccessedAt) hit.memory.lastAccessedAt = at;
-  }
+  for (const hit of out) access.shown(hit.memory);
   // An aborted recall rejects (recall's caller races the signal) and touches nothing.
   if (options.touch !== false && !caller?.aborted) access.record(out.map((h) => h.memory));
   return out;

@@ -54,7 +54,12 @@ export interface CommitScope {
 }
 
 export interface CommitOptions {
-  /** Access-time bookkeeping: the indexes mirror it, but no `change` event or cross-tab signal is sent. */
+  /**
+   * Access-time bookkeeping: the indexes mirror it, but no `change` event or
+   * cross-tab signal is sent. It only rewrites stored rows under their own
+   * ids, so it runs over just the tables it declares (not the whole id space,
+   * which the id check reads): reads of the other tables do not queue behind it.
+   */
   quiet?: boolean;
   /**
    * Rows (`table\u0000key`) this commit applies from another replica: the
@@ -107,7 +112,7 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
   return async (operation, parts, body, options = {}) => {
     const declared = declaredTables(parts);
     const hooked = hook && !options.quiet && declared.some((name) => hook.when.includes(name));
-    const inScope = hooked ? [...new Set<string>([...withIdSpace(declared), ...hook.tables])] : withIdSpace(declared);
+    const inScope = options.quiet ? declared : hooked ? [...new Set<string>([...withIdSpace(declared), ...hook.tables])] : withIdSpace(declared);
     const events: WriteEvent[] = [];
     const after: (() => void)[] = [];
     const scope = commitScope(db, operation, parts, events, after);

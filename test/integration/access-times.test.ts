@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WRITE_AFTER_MS, WRITE_WITHIN_MS } from '../../src/recall/access-times.js';
+import { WRITE_AFTER_MS, WRITE_CHUNK, WRITE_WITHIN_MS } from '../../src/recall/access-times.js';
 import { freshIndexedDB } from '../support/memory.js';
 import { memoryFixture } from '../support/memory-fixture.js';
 import { settleTasks, useFakeTimers } from '../support/fake-time.js';
@@ -21,10 +21,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 /** A fresh IndexedDB whose readwrite transactions over `facts` are counted (wrapping each opened database). */
-function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writes: () => number; times: number[] } {
+function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writes: () => number; times: number[]; scopes: string[][] } {
   const factory = freshIndexedDB();
   let writes = 0;
   const times: number[] = [];
+  /** The stores of each of those transactions. */
+  const scopes: string[][] = [];
   const openDatabase = factory.indexedDB.open.bind(factory.indexedDB);
   factory.indexedDB.open = (name: string, version?: number) => {
     const request = openDatabase(name, version);
@@ -36,13 +38,32 @@ function countingIndexedDB(): { factory: ReturnType<typeof freshIndexedDB>; writ
         if (mode === 'readwrite' && [stores].flat().includes('facts')) {
           writes++;
           times.push(performance.now());
+          scopes.push([stores].flat());
         }
         return transaction(stores, mode, options);
       }) as typeof db.transaction;
     });
     return request;
   };
-  return { factory, writes: () => writes, times };
+  return { factory, writes: () => writes, times, scopes };
+}
+
+/** A fact's `lastAccessedAt` as stored now, read straight from IndexedDB (not through the engine, which would write pending accesses first). */
+async function storedLastAccess(indexedDB: IDBFactory, name: string, id: string): Promise<number> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const request = indexedDB.open(name);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const request = db.transaction('facts', 'readonly').objectStore('facts').get(id);
+      request.onsuccess = () => resolve((request.result as { lastAccessedAt: number }).lastAccessedAt);
+      request.onerror = () => reject(request.error);
+    });
+  } finally {
+    db.close();
+  }
 }
 
 describe('access times', () => {
@@ -116,6 +137,72 @@ describe('access times', () => {
     void first.idle().then(() => (idle = true));
     for (let i = 0; i < 20 && !idle; i++) await settleTasks();
     expect(idle).toBe(true);
+    vi.useRealTimers();
+    await first.close();
+    const second = await memories.open({ ...factory, name, clock: () => now });
+    expect((await second.facts.get(fact.id)).lastAccessedAt).toBe(now);
+  });
+
+  it('observe() and turns.add() do not wait for a pending access-time write; a call that reads records does, and export shows the access', async () => {
+    const factory = freshIndexedDB();
+    const name = `access-times-writes-${process.pid}`;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, name, clock: () => now });
+    const fact = await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await memory.idle();
+    const stored = () => storedLastAccess(factory.indexedDB, name, fact.id);
+
+    useFakeTimers();
+    now += 1000;
+    await memory.recall('bees on the roof');
+    const accessed = now;
+    // The write is pending (its timer stands still): these writes go ahead of it instead of writing it first.
+    await memory.observe({ user: 'I bought a new hive', assistant: 'Nice, where will it go?' });
+    await memory.turns.add({ speaker: 'user', text: 'Next to the old one' });
+    await settleTasks();
+    expect(await stored()).toBe(fact.lastAccessedAt);
+    // A read of a record the recall returned writes the pending access first, and shows it.
+    expect((await memory.facts.get(fact.id)).lastAccessedAt).toBe(accessed);
+    expect(await stored()).toBe(accessed);
+    vi.useRealTimers();
+    const exported = await (await memory.export()).text();
+    const line = exported.split('\n').find((l) => l.includes(fact.id));
+    expect(JSON.parse(line!)).toMatchObject({ kind: 'fact', record: { id: fact.id, lastAccessedAt: accessed } });
+  });
+
+  it('a large batch is written in transactions of at most WRITE_CHUNK records over the recalled kind alone', async () => {
+    const { factory, writes, scopes } = countingIndexedDB();
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const count = WRITE_CHUNK + 8;
+    const added = await memory.facts.addMany(Array.from({ length: count }, (_, i) => ({ text: `The user's bee hive number ${i} stands by the garden wall` })));
+    await memory.idle();
+    const before = writes();
+    now += 1000;
+    const hits = await memory.recall('bee hive by the garden wall', { k: count });
+    expect(hits).toHaveLength(count);
+    await memory.idle();
+    // Two transactions (WRITE_CHUNK, then 8), not one; over the facts table (and the write lock's and write log's stores), not every kind's.
+    expect(writes() - before).toBe(2);
+    for (const stores of scopes.slice(before)) {
+      expect(stores).toContain('facts');
+      expect(stores).not.toContain('turns');
+      expect(stores).not.toContain('episodes');
+      expect(stores).not.toContain('vectorBlocks');
+    }
+    const stored = await memory.facts.list({ limit: count });
+    expect(stored.filter((f) => added.some((a) => typeof a !== 'string' && a.id === f.id) && f.lastAccessedAt === now)).toHaveLength(count);
+  });
+
+  it('close() writes pending accesses, and they survive a reopen', async () => {
+    const factory = freshIndexedDB();
+    let now = Date.UTC(2026, 0, 1);
+    const name = `access-times-close-${process.pid}`;
+    const first = await memories.open({ ...factory, name, clock: () => now });
+    const fact = await first.facts.add({ text: 'The user plays the cello on Sundays' });
+    now += 5000;
+    useFakeTimers();
+    await first.recall('cello on Sundays');
     vi.useRealTimers();
     await first.close();
     const second = await memories.open({ ...factory, name, clock: () => now });
