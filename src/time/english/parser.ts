@@ -4,11 +4,12 @@ import { readDates } from './dates.js';
 import { readSessions } from './sessions.js';
 
 /**
- * English: sessions first (their words, "the last three sessions", are not
- * dates), then dates in what is left (english/dates.ts, on chrono-node's
- * English parser).
+ * English, recall's default time parser: sessions first (their words, "the
+ * last three sessions", are not dates), then dates in what is left
+ * (english/dates.ts, on chrono-node's English parser). It answers at once,
+ * so another parser can fall back to it.
  */
-export const englishTimeParser: TimeQueryParser = {
+export const englishTimeParser = {
   language: 'en',
   parse(query: string, now: number): ParsedTimeQuery {
     const sessions = MAY_NAME_SESSION.test(query) ? readSessions(query) : [];
@@ -20,7 +21,7 @@ export const englishTimeParser: TimeQueryParser = {
     // A letter alone is no content (the "s" of "this evening's chat").
     return tokenize(rest).some((term) => term.length > 1 && !GENERIC.has(term));
   },
-};
+} satisfies TimeQueryParser;
 
 /**
  * Every date the parser reads has one of these words (a month, a weekday, a
