@@ -30,6 +30,7 @@ export interface TimeQueryParser {
   asksForContent?(rest: string): boolean | Promise<boolean>;
 }
 
+/** What a time parser reads in one question: its calendar windows and its references to sessions, each with its words' span. */
 export interface ParsedTimeQuery {
   windows: LocalWindow[];
   sessions: SessionReference[];

@@ -11,12 +11,14 @@ import { readSessions } from './sessions.js';
  */
 export const englishTimeParser = {
   language: 'en',
+  /** The session references of `query`, then the dates in the rest, against `now` (local ms). */
   parse(query: string, now: number): ParsedTimeQuery {
     const sessions = MAY_NAME_SESSION.test(query) ? readSessions(query) : [];
     let rest = query;
     for (const s of sessions) rest = rest.slice(0, s.start) + ' '.repeat(s.end - s.start) + rest.slice(s.end);
     return { windows: MAY_NAME_DATE.test(rest) ? readDates(rest, now) : [], sessions };
   },
+  /** Whether `rest` has a word other than the ones that only ask what was said ("discuss", "talk about", "remind me"). */
   asksForContent(rest: string): boolean {
     // A letter alone is no content (the "s" of "this evening's chat").
     return tokenize(rest).some((term) => term.length > 1 && !GENERIC.has(term));
