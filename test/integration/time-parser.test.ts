@@ -70,7 +70,7 @@ describe('createMemory({ timeParser })', () => {
       language: 'fr',
       async parse(query: string, now: number, timeZone: string): Promise<ParsedTimeQuery> {
         const fr = await frenchTimeParser.parse(query, now, timeZone);
-        return fr.windows.length > 0 ? fr : englishTimeParser.parse(query, now);
+        return fr.windows.length > 0 ? fr : englishTimeParser.parse(query, now, timeZone);
       },
     };
     const m = await open({ timeParser: both });
