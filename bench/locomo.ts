@@ -273,6 +273,10 @@ async function main(): Promise<void> {
   const byWindow = await crossValidate('timeWindowBoost', [0, 0.5, 1, 2, 3, 5], (b) => ({ timeWindowBoost: b }), turnExport, conversations);
   printByCategory('timeWindowBoost', byWindow, resolveRanking().timeWindowBoost);
 
+  // The floor the multipliers act on beside relevance (ranking.boostFloor): 0 makes every boost a pure ratio.
+  const byFloor = await crossValidate('boostFloor', [0, 0.05, 0.1, 0.15, 0.2, 0.3], (f) => ({ boostFloor: f }), turnExport, conversations);
+  printByCategory('boostFloor', byFloor, resolveRanking().boostFloor);
+
   // Diversity: does capping or decaying each session's share of the top 10 help (multi-hop lists spread over sessions)?
   const diversityRows = await diversity(turnExport, conversations);
   printTable('Session diversity (hybrid R@10, turn memory): recall({ maxPerSession }), and decay as a rerank of the top 60 (not shipped)', ['rerank', 'overall', 'multi-hop', 'open-domain', 'single-hop', 'temporal', 'adversarial'], diversityRows);

@@ -1,4 +1,5 @@
 import type { Embedder } from './schema/embedder.js';
+import type { TimeQueryParser } from './time/query-parser.js';
 import type { ResolvedLifecycle } from './memories/episodes/resolve-lifecycle.js';
 import type { Ranking } from './search/ranking.js';
 import type { MemoryIndex } from './search/memory-index.js';
@@ -16,6 +17,8 @@ export interface EngineContext {
   ranking: Ranking;
   /** The app's time zone (createMemory's `timeZone`, else the runtime's): recall reads a query's times in it. */
   timeZone: string;
+  /** Reads the times and sessions a query names (createMemory's `timeParser`, else English): time/query-parser.ts. */
+  timeParser: TimeQueryParser;
   now(): number;
   /** Emits a typed event that is not about a write (`change` is announced by the commit path alone). */
   emit(event: WriteEvent): void;

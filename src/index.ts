@@ -14,6 +14,7 @@ export { Task } from './facade/task-handle.js';
 export { DEFAULT_USER_ID } from './schema/common.js';
 export { formatContext } from './recall/format-context.js';
 export { formatReplay } from './recall/format-replay.js';
+export { englishTimeParser } from './time/english-time-parser.js';
 export { loadTransformersEmbedder } from './embed/load-embedder.js';
 export { DEFAULT_EMBEDDING_MODEL } from './embed/default-model.js';
 export { openAICompatible } from './llm/openai-compatible.js';

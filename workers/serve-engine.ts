@@ -28,12 +28,20 @@ export function serveEngine(): void {
 
 const entry: WorkerEntry = {
   ping: () => WORKER_PING_REPLY,
-  async open(config, customEmbedder, embed, onProgress, onEvent, llmDescriptor, llmOnPage) {
+  async open(config, customEmbedder, embed, onProgress, onEvent, llmDescriptor, llmOnPage, timeParser, timeParse, timeAsksForContent) {
     const engine = await Engine.open(config, {
       embedder: customEmbedder && embed ? { ...customEmbedder, embed: (texts) => embed(texts) } : undefined,
       onProgress: onProgress ? (p) => void onProgress(p) : undefined,
       onEvent: onEvent ? (e) => void onEvent(e) : undefined,
       llm: llmDescriptor ? providerFromDescriptor(llmDescriptor) : llmOnPage ? providerOnPage(llmOnPage) : undefined,
+      timeParser:
+        timeParser && timeParse
+          ? {
+              language: timeParser.language,
+              parse: (query, now, timeZone) => timeParse(query, now, timeZone),
+              ...(timeParser.asksForContent && timeAsksForContent ? { asksForContent: (rest: string) => timeAsksForContent(rest) } : {}),
+            }
+          : undefined,
     });
     // The page calls every operation through the dispatcher (src/operations/); `close` is one of its methods.
     return Comlink.proxy(engine.dispatcher);

@@ -33,6 +33,7 @@ import type { EngramEvent } from '../telemetry/events.js';
 import { resolveTurnPolicy } from '../memories/turns/turn-policy.js';
 import { TurnStore } from '../memories/turns/turn-store.js';
 import type { EngineConfig, EngineHooks, EngineParts } from './parts.js';
+import { englishTimeParser } from '../time/english/parser.js';
 
 /**
  * The builders `Engine.open` calls, in the order each needs the one before:
@@ -112,6 +113,7 @@ export function buildContext(config: EngineConfig, hooks: EngineHooks, db: Engra
     lifecycle: resolveLifecycle(config.lifecycle),
     ranking: resolveRanking(config.ranking),
     timeZone: config.timeZone ?? runtimeTimeZone(),
+    timeParser: hooks.timeParser ?? englishTimeParser,
     now,
     emit,
   };

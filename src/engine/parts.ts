@@ -8,6 +8,7 @@ import type { CallTracker } from '../jobs/call-tracker.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { EpisodeStore } from '../memories/episodes/episode-store.js';
 import type { LLMProvider } from '../llm/types.js';
+import type { TimeQueryParser } from '../time/query-parser.js';
 import type { AccessTimes } from '../recall/access-times.js';
 import type { CaptureOptions, ExtractionOptions, FactOptions } from '../schema/extraction-options.js';
 import type { EngineSettings } from '../schema/options.js';
@@ -41,6 +42,8 @@ export interface EngineHooks {
   clock?: () => number;
   /** The LLM provider; without one, everything that needs no LLM still works. */
   llm?: LLMProvider;
+  /** Reads the times a query names (createMemory's `timeParser`); English when absent. */
+  timeParser?: TimeQueryParser;
   /** Where the index snapshot's page payloads live when the store brings a folder for them (the durable Node store). */
   pageFiles?: PageFileStore;
 }

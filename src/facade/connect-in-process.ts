@@ -33,6 +33,7 @@ export async function connectInProcess(options: MemoryOptions, durable: DurableS
     onEvent: (event) => emitter.emit(event),
     clock: options.clock,
     llm: options.llm,
+    timeParser: options.timeParser,
     pageFiles: durable?.pageFiles,
   }).catch(async (error: unknown) => {
     await durable?.close();

@@ -13,7 +13,8 @@ import { engineConfigOf, type Connection } from './connection.js';
  * Opens the engine in a Web Worker (the browser's default) and connects to
  * its dispatcher through Comlink. What cannot be cloned crosses as a Comlink
  * proxy: the app's embedder's `embed`, the progress and event listeners, and
- * a custom LLM provider, which runs here on the page (rpc/page-provider.ts).
+ * a custom LLM provider, which runs here on the page (rpc/page-provider.ts),
+ * and the app's time parser.
  */
 export async function connectWorker(options: MemoryOptions, emitter: Emitter): Promise<Connection> {
   if (options.indexedDB || options.clock) {
@@ -25,6 +26,7 @@ export async function connectWorker(options: MemoryOptions, emitter: Emitter): P
   const customEmbedder = isEmbedder(options.embedder) ? options.embedder : undefined;
   // A custom provider runs here, on the page; the worker forwards its aborts (see rpc/page-provider.ts).
   const onPage = options.llm && !describeProvider(options.llm) ? pageProvider(options.llm) : null;
+  const timeParser = options.timeParser;
   try {
     const engine = await entry.open(
       engineConfigOf(options),
@@ -34,6 +36,10 @@ export async function connectWorker(options: MemoryOptions, emitter: Emitter): P
       Comlink.proxy((event: EngramEvent) => emitter.emit(event)),
       options.llm ? (describeProvider(options.llm) ?? null) : null,
       onPage ? Comlink.proxy(onPage) : null,
+      // The app's time parser runs here, on the page: recall awaits it through the channel (time/query-parser.ts).
+      timeParser ? { language: timeParser.language, asksForContent: timeParser.asksForContent !== undefined } : null,
+      timeParser ? Comlink.proxy((query: string, now: number, timeZone: string) => timeParser.parse(query, now, timeZone)) : null,
+      timeParser?.asksForContent ? Comlink.proxy((rest: string) => timeParser.asksForContent!(rest)) : null,
     );
     return {
       engine,

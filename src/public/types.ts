@@ -17,6 +17,7 @@ export type { Episode, EpisodeInput, EpisodePatch } from '../schema/episode.js';
 export type { Fact, FactInput, FactPatch, FactCategory, AddOptions, AddManyOptions } from '../schema/fact.js';
 export type { Turn, TurnInput, TurnListQuery } from '../schema/turn.js';
 export type { TimeMention } from '../schema/time-mention.js';
+export type { TimeQueryParser, ParsedTimeQuery, LocalWindow, SessionReference, QuerySpan } from '../time/query-parser.js';
 export type { TurnOptions } from '../schema/turn-options.js';
 export type { RecallOptions, EpisodeListQuery, FactListQuery, ExportOptions, MetadataFilter } from '../schema/query.js';
 export type { MemoryType, Metadata } from '../schema/common.js';

@@ -1,8 +1,11 @@
 import type { MemoryIndex } from '../search/memory-index.js';
 import type { SessionSpan } from '../search/row-signals.js';
 import type { QueryWindow, TimeWindows } from '../search/time-windows.js';
-import { englishTimeParser } from '../time/english/parser.js';
-import type { LocalWindow, QuerySpan, SessionReference, TimeQueryParser } from '../time/query-parser.js';
+import type { LocalWindow, ParsedTimeQuery, QuerySpan, SessionReference, TimeQueryParser } from '../time/query-parser.js';
+import { parsedTimeQuerySchema } from '../schema/time-parser.js';
+import { parseInput } from '../schema/parse.js';
+import { ValidationError } from '../errors.js';
+import { describeThrown } from '../schema/plain-data.js';
 import { instantOf, localOf } from '../time/zone.js';
 
 /** What a query says about when, placed over one user's memories. */
@@ -14,9 +17,6 @@ export interface QueryTimes {
   /** It asks for nothing but what was said in its windows ("What did we discuss on May 8th?"): answered in time order. */
   slice: boolean;
 }
-
-/** The parser of each language engram reads; English first (time/query-parser.ts is what another one implements). */
-const PARSER: TimeQueryParser = englishTimeParser;
 
 /** How many years back a date named without its year ("on May 8th") is tried when the latest one holds no memory. */
 const YEARS_BACK = 10;
@@ -31,15 +31,16 @@ const YEARS_BACK = 10;
  * by their first memory, the current one left out). A window that holds no
  * memory is dropped and its words stay in the query: it can tell nothing.
  */
-export function readQueryTimes(
+export async function readQueryTimes(
   index: MemoryIndex,
+  parser: TimeQueryParser,
   userId: string,
   query: string,
   options: { now: number; timeZone: string; currentSessionId?: string },
-): QueryTimes {
+): Promise<QueryTimes> {
   const none: QueryTimes = { windows: undefined, text: query, slice: false };
   const { now, timeZone } = options;
-  const parsed = PARSER.parse(query, localOf(now, timeZone));
+  const parsed = await parsedBy(parser, query, localOf(now, timeZone), timeZone);
   if (parsed.windows.length === 0 && parsed.sessions.length === 0) return none;
   const kept: { window: QueryWindow; span: QuerySpan }[] = [];
   const place = (w: LocalWindow, years = 0): QueryWindow => {
@@ -70,9 +71,42 @@ export function readQueryTimes(
   let text = query;
   for (const { span } of [...kept].reverse()) text = `${text.slice(0, span.start)} ${text.slice(span.end)}`;
   text = text.replace(/\s+/g, ' ').trim();
-  const slice = !PARSER.asksForContent(text);
+  const slice = !(await asksForContent(parser, text));
   // A question of nothing but its time is matched by its own words (a query of none would match nothing).
   return { windows: { windows: kept.map((k) => k.window), timeZone }, text: /[\p{L}\p{N}]/u.test(text) ? text : query, slice };
+}
+
+/**
+ * The parser's answer, checked (schema/time-parser.ts): it may be the app's
+ * own (createMemory's `timeParser`), and a window that is not one would
+ * rank nothing as it should. What it answers or throws wrongly is a
+ * ValidationError, before recall reads or writes anything.
+ */
+async function parsedBy(parser: TimeQueryParser, query: string, now: number, timeZone: string): Promise<ParsedTimeQuery> {
+  let answer: unknown;
+  try {
+    answer = await parser.parse(query, now, timeZone);
+  } catch (error) {
+    throw parserError(`parse() threw (${describeThrown(error)})`);
+  }
+  return parseInput(parsedTimeQuerySchema(query.length), answer, `recall: timeParser (${parser.language}) answered wrongly`);
+}
+
+async function asksForContent(parser: TimeQueryParser, rest: string): Promise<boolean> {
+  // Without the method, a question with words left asks about them (its windows rank, not slice).
+  if (!parser.asksForContent) return true;
+  let answer: unknown;
+  try {
+    answer = await parser.asksForContent(rest);
+  } catch (error) {
+    throw parserError(`asksForContent() threw (${describeThrown(error)})`);
+  }
+  if (typeof answer !== 'boolean') throw parserError('asksForContent() must answer true or false');
+  return answer;
+}
+
+function parserError(message: string): ValidationError {
+  return new ValidationError(`recall: timeParser: ${message}. Fix the parser given to createMemory({ timeParser }).`, [{ path: 'timeParser', message }]);
 }
 
 /** The user's sessions begun by now, oldest first (ties by id), the current one apart. */

@@ -67,7 +67,7 @@ async function rankAndRead(ctx: EngineContext, access: AccessTimes, query: strin
   const named = ctx.ranking.speakerBoost > 0 ? ctx.index.namedSpeakers(userId, query) : { speakers: [], text: query };
   // The times it names are windows over the memories' times, not words (recall/query-times.ts).
   const mode = options.time ?? 'boost';
-  const times = mode === 'off' ? undefined : readQueryTimes(ctx.index, userId, named.text, { now, timeZone: options.timeZone ?? ctx.timeZone, currentSessionId: options.currentSessionId });
+  const times = mode === 'off' ? undefined : await readQueryTimes(ctx.index, ctx.timeParser, userId, named.text, { now, timeZone: options.timeZone ?? ctx.timeZone, currentSessionId: options.currentSessionId });
   const words = times?.text ?? named.text;
   const [vector] = await vectorsFor(ctx, [{ text: words, embedding: options.embedding }], { call: 'recall', path: () => 'embedding' });
   const k = options.k ?? 10;

@@ -5,6 +5,7 @@ import type { EngineDispatcher } from '../engine/dispatch.js';
 import type { EngramEvent } from '../telemetry/events.js';
 import type { PageProvider } from './page-provider.js';
 import type { ProviderDescriptor } from '../llm/descriptor.js';
+import type { TimeQueryParser } from '../time/query-parser.js';
 
 /**
  * The object the worker exposes with Comlink. Functions can only cross as
@@ -25,6 +26,10 @@ export interface WorkerEntry {
     llmDescriptor: ProviderDescriptor | null,
     /** A custom provider, which stays on the page and is called through Comlink, aborts included (see page-provider.ts). */
     llmOnPage: PageProvider | null,
+    /** The app's time parser (createMemory's `timeParser`), which stays on the page: its language and proxied methods. */
+    timeParser: { language: string; asksForContent: boolean } | null,
+    timeParse: TimeQueryParser['parse'] | null,
+    timeAsksForContent: NonNullable<TimeQueryParser['asksForContent']> | null,
   ): Promise<EngineDispatcher & Comlink.ProxyMarked>;
 }
 

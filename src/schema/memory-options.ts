@@ -7,6 +7,8 @@ import { tasksOptionsSchema } from './task.js';
 import { turnOptionsSchema } from './turn-options.js';
 import type { LLMProvider } from '../llm/types.js';
 import { syncOptionsSchema } from './sync-options.js';
+import { timeParserSchema } from './time-parser.js';
+import type { TimeQueryParser } from '../time/query-parser.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
 
@@ -66,6 +68,14 @@ export const memoryOptionsSchema = z.strictObject({
    * zone's calendar days. Default: the runtime's. `recall({ timeZone })` overrides it per call.
    */
   timeZone: engineSettingsSchema.shape.timeZone,
+  /**
+   * Reads the times and sessions a recall query names, in the app's
+   * language (default: English, `englishTimeParser`). Functions cannot be
+   * cloned into a worker: with the engine in a Web Worker (the browser's
+   * default) the parser stays on the page and recall calls it through the
+   * worker's message channel, once or twice a query.
+   */
+  timeParser: z.optional(timeParserSchema),
   indexSnapshot: z.optional(indexSnapshotOptionsSchema),
   /**
    * Browser extensions: in a content script engram refuses to start
@@ -88,7 +98,9 @@ export const memoryOptionsSchema = z.strictObject({
  * embedder, an optional LLM, and the options of each part.
  * @interface
  */
-export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder' | 'llm'> & {
+export type MemoryOptions = Omit<z.input<typeof memoryOptionsSchema>, 'onProgress' | 'clock' | 'worker' | 'embedder' | 'llm' | 'timeParser'> & {
+  /** Reads the times a recall query names in another language than English (see `TimeQueryParser`). */
+  timeParser?: TimeQueryParser;
   /** The LLM that extracts facts and writes episodes; none by default (see `LLMProvider`). */
   llm?: LLMProvider;
   /** Progress of model loading, index rebuilds and re-embedding. */

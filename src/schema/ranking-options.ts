@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
  *
  *   relevance = denseWeight · max(0, cosine) + (1 − denseWeight) · keyword
  *   score     = source[type] · time · speaker · window · ( w.similarity · relevance
+ *                                         + boostFloor
  *                                         + w.importance · importance
  *                                         + w.recency    · 0.5^(age / halfLife)
  *                                         + w.pinned     · pinned )
@@ -32,6 +33,15 @@ export const rankingOptionsSchema = z.strictObject({
     recency: z.number().check(z.gte(0), z.lte(100)),
     pinned: z.number().check(z.gte(0), z.lte(100)),
   }))),
+  /**
+   * A constant inside every score, which the multipliers (type, time,
+   * speaker, window) act on with the rest: a boost of 1 + b lifts a memory
+   * by at least b × this, whatever its relevance, and a turn carried by
+   * `previousTurnWeight` keeps its share. Default 0.1 (chosen on LoCoMo dev
+   * by leave-one-conversation-out: see bench/locomo.ts); 0 makes every
+   * boost a pure ratio of relevance and the small weights.
+   */
+  boostFloor: z.optional(z.number().check(z.gte(0), z.lte(100))),
   /** Half-life of the recency signal, in days (at least a thousandth of a day, about 86 s). */
   halfLifeDays: z.optional(z.number().check(z.gte(0.001), z.lte(100_000))),
   /**

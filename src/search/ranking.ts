@@ -7,6 +7,8 @@ export type { RankingOptions };
 
 export interface Ranking {
   weights: { similarity: number; importance: number; recency: number; pinned: number };
+  /** A constant in every score, inside what the multipliers act on (`boostFloor`). */
+  boostFloor: number;
   halfLifeMs: number;
   sourceWeights: Record<MemoryType | 'task', number>;
   denseWeight: number;
@@ -33,6 +35,7 @@ const DAY_MS = 86_400_000;
 export function resolveRanking(options: RankingOptions = {}): Ranking {
   return {
     weights: { similarity: 1, importance: 0.05, recency: 0.05, pinned: 0.1, ...options.weights },
+    boostFloor: options.boostFloor ?? BOOST_FLOOR,
     halfLifeMs: (options.halfLifeDays ?? 30) * DAY_MS,
     sourceWeights: { episode: 1, fact: 1, turn: 1, task: 1, ...options.sourceWeights },
     denseWeight: options.denseWeight ?? 0.4,
@@ -48,6 +51,9 @@ export function resolveRanking(options: RankingOptions = {}): Ranking {
 
 /** The default `timeWindowBoost` (chosen on LoCoMo dev by leave-one-conversation-out, and on bench:time: bench/locomo.ts, bench/time.ts). */
 const TIME_WINDOW_BOOST = 3;
+
+/** The default `boostFloor` (chosen on LoCoMo dev by leave-one-conversation-out: bench/locomo.ts). */
+const BOOST_FLOOR = 0.1;
 
 /** The default `speakerBoost` (chosen on LoCoMo dev by leave-one-conversation-out: bench/locomo.ts). */
 const SPEAKER_BOOST = 0.2;
@@ -194,9 +200,13 @@ function relevanceOf(ranking: Ranking, cosine: number, keyword: number): number 
  * (rounding is monotone). So evaluating it on upper (lower) bounds of the
  * parts gives an upper (lower) bound of the score `scoreOf` computes, bit for bit.
  * `source` is the row's whole multiplier (`sourceOf`: type, time on a
- * question about time, and a named speaker).
+ * question about time, and a named speaker). `boostFloor` is a constant
+ * inside it, so a multiplier of 1 + b lifts every memory by at least
+ * b × boostFloor, and a score carried to the next turn keeps that share,
+ * whatever the relevance: a boost is then part ratio, part step, and a
+ * weak match is not multiplied down to nothing.
  */
 export function combine(ranking: Ranking, source: number, cosine: number, keyword: number, importance: number, recency: number, pinned: number): number {
   const w = ranking.weights;
-  return source * (w.similarity * relevanceOf(ranking, cosine, keyword) + w.importance * importance + w.recency * recency + w.pinned * pinned);
+  return source * (w.similarity * relevanceOf(ranking, cosine, keyword) + ranking.boostFloor + w.importance * importance + w.recency * recency + w.pinned * pinned);
 }

@@ -1,24 +1,36 @@
 /**
- * What a question says about *when*, read by the parser of one language.
- * A parser knows words, not zones: it reads the question against the wall
- * clock of "now" and answers in wall-clock time (local ms, civil.ts);
- * recall then places its windows in the app's time zone (zone.ts) and
- * resolves its session references against the user's sessions.
+ * What a question says about *when*, read by the parser of one language:
+ * `createMemory({ timeParser })` plugs one in, English
+ * (`englishTimeParser`, on chrono-node) is the default. A parser knows
+ * words, not zones: it reads the question against the wall clock of "now"
+ * and answers in wall-clock time (*local ms*: the milliseconds the same
+ * wall-clock date and time would be in UTC, `Date.UTC(year, month - 1, day,
+ * hour…)`); recall then places its windows in the app's time zone and
+ * resolves its session references against the user's sessions. Recall
+ * checks every answer: a window or span that is not one is refused with a
+ * ValidationError. It may answer with a promise (a parser on the page,
+ * called from the engine's worker, does).
  */
 export interface TimeQueryParser {
   /** The language it reads (BCP 47), e.g. 'en'. */
   readonly language: string;
-  /** Reads the time expressions and session references in `query`, against `now` (local ms). */
-  parse(query: string, now: number): ParsedTimeQuery;
+  /**
+   * Reads the time expressions and session references in `query`, against
+   * `now` (local ms: the wall clock in `timeZone`, written as if it were
+   * UTC; with chrono-node, `parse(query, { instant: new Date(now), timezone: 0 })`).
+   */
+  parse(query: string, now: number, timeZone: string): ParsedTimeQuery | Promise<ParsedTimeQuery>;
   /**
    * Whether `rest` (a question with its time words taken out, and the
    * speakers it names) asks about something, or only for what was said then
    * ("What did we discuss?"): such a question is answered by the window's
-   * memories in time order.
+   * memories in time order. Without it, every question that has words left
+   * asks about something (its windows rank, not slice).
    */
-  asksForContent(rest: string): boolean;
+  asksForContent?(rest: string): boolean | Promise<boolean>;
 }
 
+/** What a time parser reads in one question: its calendar windows and its references to sessions, each with its words' span. */
 export interface ParsedTimeQuery {
   windows: LocalWindow[];
   sessions: SessionReference[];

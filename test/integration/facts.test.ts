@@ -171,7 +171,8 @@ describe('hybrid rerank', () => {
     // The previous recall touched it (lastAccessedAt), so its age restarts from then.
     const [again] = await m.recall('bread baking');
     expect(again!.parts.recency).toBeCloseTo(0.5, 5);
-    expect(again!.score).toBeCloseTo(again!.parts.relevance + 0.05 * 0.5 + 1 * 0.5, 5);
+    // relevance + the boost floor (0.1) + importance 0.5 × 0.05 + recency 0.5 × 1.
+    expect(again!.score).toBeCloseTo(again!.parts.relevance + 0.1 + 0.05 * 0.5 + 1 * 0.5, 5);
   });
 
   it('a recent memory outranks an equally relevant old one when recency is weighted', async () => {

@@ -39,6 +39,8 @@ describe('ranking options', () => {
     await expect(openMemory({ ranking: { halfLifeDays: 1e-300 } })).rejects.toThrow(/halfLifeDays/);
     await expect(openMemory({ ranking: { weights: { recency: Number.POSITIVE_INFINITY } } })).rejects.toThrow(/weights\.recency/);
     await expect(openMemory({ ranking: { speakerBoost: Number.NaN } })).rejects.toThrow(/speakerBoost/);
+    await expect(openMemory({ ranking: { boostFloor: -0.1 } })).rejects.toThrow(/boostFloor/);
+    await expect(openMemory({ ranking: { boostFloor: 1e308 } })).rejects.toThrow(/boostFloor/);
   });
 
   it('every value it accepts gives finite scores', async () => {
@@ -59,6 +61,7 @@ describe('ranking options', () => {
         previousTurnWeight: fc.double({ min: 0, max: 1, noNaN: true }),
         timeQuestionBoost: upTo(10),
         speakerBoost: upTo(10),
+        boostFloor: upTo(100),
       },
       { requiredKeys: [] },
     );

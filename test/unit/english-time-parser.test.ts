@@ -11,7 +11,7 @@ import type { TimeQueryParser } from '../../src/time/query-parser.js';
  * 2023, 15:30.
  */
 const NOW = localMs(2023, 11, 15, 15, 30);
-const parser: TimeQueryParser = englishTimeParser;
+const parser = englishTimeParser satisfies TimeQueryParser;
 const d = (month: number, day: number, year = 2023, hour = 0, minute = 0) => localMs(year, month, day, hour, minute);
 
 /** The windows read in `query`: their words and bounds. */

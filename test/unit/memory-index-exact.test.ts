@@ -69,6 +69,7 @@ const rankingArb: fc.Arbitrary<RankingOptions> = fc.record(
     halfLifeDays: fc.oneof(fc.constant(30), fc.double({ min: 0.01, max: 1000, noNaN: true })),
     sourceWeights: fc.record({ episode: weight(1, 3), fact: weight(1, 3), turn: weight(1, 3) }),
     speakerBoost: weight(0.2, 5),
+    boostFloor: weight(0.1, 2),
   },
   { requiredKeys: [] },
 );
@@ -216,7 +217,7 @@ function fullRanking(store: Store, query: { vector: Float32Array; text: string }
       const timed = doc.times.length > 0 && r.timeBoost > 0 ? r.sourceWeights[doc.kind] * (1 + r.timeBoost) : r.sourceWeights[doc.kind];
       const named = doc.kind === 'turn' && r.speakerBoost > 0 && r.namedSpeakers.has(doc.fields.speaker as string);
       const multiplier = named ? timed * (1 + r.speakerBoost) : timed;
-      const score = multiplier * (w.similarity * relevance + w.importance * doc.importance + w.recency * recency + w.pinned * (doc.pinned ? 1 : 0));
+      const score = multiplier * (w.similarity * relevance + r.boostFloor + w.importance * doc.importance + w.recency * recency + w.pinned * (doc.pinned ? 1 : 0));
       return { id: doc.id, score, keyword, speakerMatch: named ? 1 + r.speakerBoost : undefined };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -284,7 +285,7 @@ describe('MemoryIndex.search is exact', () => {
   it('finds a dated memory below the dense top k on a question about time, and only then', () => {
     // Only m0300 gives a relative time ("last week"). Dense only, so the boost alone can lift it.
     const { index, query } = fallingCosines(9, 400, (i) => ({ kind: 'fact', times: i === 300 ? LAST_WEEK : [], fields: {} }));
-    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, timeQuestionBoost: 4 });
+    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, boostFloor: 0, timeQuestionBoost: 4 });
     const asked = index.search('u', { vector: query, text: '' }, { k: 3, ranking: { ...ranking, timeBoost: 4 }, now: NOW });
     const plain = index.search('u', { vector: query, text: '' }, { k: 3, ranking, now: NOW });
     expect(plain.map((h) => h.id)).toEqual(['m0000', 'm0001', 'm0002']);
@@ -297,7 +298,7 @@ describe('MemoryIndex.search is exact', () => {
   it('finds a turn of a named speaker below the dense top k, only when named; a speaker whose turns are gone is not named', () => {
     // m0200 is the only turn by Bo, the rest are Ana's. Dense only, so the boost alone can lift it.
     const { index, query } = fallingCosines(11, 300, (i) => ({ kind: 'turn', times: [], fields: { speaker: i === 200 ? 'Bo' : 'Ana' } }));
-    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, speakerBoost: 4 });
+    const ranking = resolveRanking({ denseWeight: 1, weights: { importance: 0, recency: 0, pinned: 0 }, boostFloor: 0, speakerBoost: 4 });
     const named = index.namedSpeakers('u', "What is Bo's favourite note?");
     expect(named).toEqual({ speakers: ['Bo'], text: 'What is favourite note?' });
     const asked = index.search('u', { vector: query, text: '' }, { k: 3, ranking: { ...ranking, namedSpeakers: new Set(named.speakers) }, now: NOW });

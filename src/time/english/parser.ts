@@ -4,23 +4,26 @@ import { readDates } from './dates.js';
 import { readSessions } from './sessions.js';
 
 /**
- * English: sessions first (their words, "the last three sessions", are not
- * dates), then dates in what is left (english/dates.ts, on chrono-node's
- * English parser).
+ * English, recall's default time parser: sessions first (their words, "the
+ * last three sessions", are not dates), then dates in what is left
+ * (english/dates.ts, on chrono-node's English parser). It answers at once,
+ * so another parser can fall back to it.
  */
-export const englishTimeParser: TimeQueryParser = {
+export const englishTimeParser = {
   language: 'en',
+  /** The session references of `query`, then the dates in the rest, against `now` (local ms). */
   parse(query: string, now: number): ParsedTimeQuery {
     const sessions = MAY_NAME_SESSION.test(query) ? readSessions(query) : [];
     let rest = query;
     for (const s of sessions) rest = rest.slice(0, s.start) + ' '.repeat(s.end - s.start) + rest.slice(s.end);
     return { windows: MAY_NAME_DATE.test(rest) ? readDates(rest, now) : [], sessions };
   },
+  /** Whether `rest` has a word other than the ones that only ask what was said ("discuss", "talk about", "remind me"). */
   asksForContent(rest: string): boolean {
     // A letter alone is no content (the "s" of "this evening's chat").
     return tokenize(rest).some((term) => term.length > 1 && !GENERIC.has(term));
   },
-};
+} satisfies TimeQueryParser;
 
 /**
  * Every date the parser reads has one of these words (a month, a weekday, a
