@@ -30,6 +30,7 @@ const SYSTEMS: Record<string, () => Promise<SystemModule>> = {
   voy: async () => (await import('../peers/voy.js')).voy,
   'brute-force': async () => (await import('../peers/brute-force.js')).bruteForce,
   'wasm-floor': async () => (await import('../peers/wasm-floor.js')).wasmFloor,
+  'complete-floor': async () => (await import('../peers/complete-vector-floor.js')).completeVectorFloor,
 };
 
 export interface BenchConfig {
@@ -148,17 +149,19 @@ const bench = {
   },
 
   /**
-   * engram against the WebAssembly SIMD floor, timed in turns (bench/browser/paired-floor.ts):
-   * both hold the same vectors and are reopened as the next page load finds them (engram from
-   * its index snapshot after `close()`, the floor from its IndexedDB value), answer 5 warm-up
+   * engram against a WebAssembly SIMD floor, timed in turns (bench/browser/paired-floor.ts):
+   * `floor` is 'complete-floor' (the scan, then its k records read from IndexedDB: memories, as
+   * engram answers) or 'wasm-floor' (the scan alone: ids from page memory). Both hold the same
+   * vectors and are reopened as the next page load finds them (engram from
+   * its index snapshot after `close()`, the floor from its IndexedDB values), answer 5 warm-up
    * queries each, untimed, then the same queries in blocks of `block`, taking turns (which
    * goes first alternates), so both are timed under the same load. Each answer is checked
    * against the other's (both are exact).
    */
-  async paired(config: { dimension: number; size: number; queries: number; block: number }) {
+  async paired(config: { dimension: number; size: number; queries: number; block: number; floor: 'complete-floor' | 'wasm-floor' }) {
     await deleteAllDatabases();
     const data = dataset(config.size, config.dimension, config.queries + WARMUP);
-    const [engramModule, floorModule] = await Promise.all([loadSystem('engram'), loadSystem('wasm-floor')]);
+    const [engramModule, floorModule] = await Promise.all([loadSystem('engram'), loadSystem(config.floor)]);
     for (const module of [engramModule, floorModule]) {
       const system = await module.create(config.dimension, config.size);
       await system.insert(data, () => undefined);
