@@ -53,43 +53,81 @@ async function query(floor: F32Floor, db: IDBDatabase, vector: Float32Array, k: 
   return rows;
 }
 
+/** An open complete floor: its size, and the top k of a vector with their records read. */
+export interface OpenCompleteFloor {
+  readonly size: number;
+  readonly bytes: number;
+  query(vector: Float32Array, k: number): Promise<number[]>;
+  close(): void;
+}
+
+/**
+ * Writes the floor of (dimension, size) from `texts` and their `vectors`:
+ * records in write transactions of BATCH, then the matrix as one value; open
+ * and searchable (the vectors appended) as it goes.
+ */
+export async function buildCompleteFloor(dimension: number, size: number, texts: readonly string[], vectors: readonly Float32Array[]): Promise<OpenCompleteFloor> {
+  const db = await openRecords(dimension, size);
+  const floor = new F32Floor(dimension, size, 'wasm');
+  for (let start = 0; start < texts.length; start += BATCH) {
+    const end = Math.min(start + BATCH, texts.length);
+    const tx = db.transaction(RECORDS, 'readwrite', { durability: 'default' });
+    const store = tx.objectStore(RECORDS);
+    for (let i = start; i < end; i++) store.put({ text: texts[i]!, createdAt: Date.now() } satisfies FloorRecord, i);
+    await committed(tx);
+    for (let i = start; i < end; i++) floor.add(vectors[i]!);
+  }
+  await putSnapshot(matrixKey(dimension, size), floor.rows());
+  return opened(floor, db);
+}
+
+/** What a page load does: the saved matrix, and the records' database. */
+export async function openCompleteFloor(dimension: number, size: number): Promise<OpenCompleteFloor> {
+  const [db, rows] = await Promise.all([openRecords(dimension, size), getSnapshot<Float32Array>(matrixKey(dimension, size))]);
+  if (!rows) throw new Error('complete floor: no saved matrix in IndexedDB');
+  const floor = new F32Floor(dimension, size, 'wasm');
+  floor.restore(rows);
+  return opened(floor, db);
+}
+
+function opened(floor: F32Floor, db: IDBDatabase): OpenCompleteFloor {
+  return {
+    get size() {
+      return floor.size;
+    },
+    get bytes() {
+      return floor.bytes;
+    },
+    query: (vector, k) => query(floor, db, vector, k),
+    close: () => db.close(),
+  };
+}
+
 export const completeVectorFloor: SystemModule = {
   async create(dimension, size) {
-    const db = await openRecords(dimension, size);
-    let floor: F32Floor | undefined;
+    let floor: OpenCompleteFloor | undefined;
     return {
       name: 'complete floor: WebAssembly SIMD f32 scan + k records from IndexedDB',
       hybrid: false,
       async insert(data, searchable) {
-        floor = new F32Floor(dimension, size, 'wasm');
-        for (let start = 0; start < data.texts.length; start += BATCH) {
-          const tx = db.transaction(RECORDS, 'readwrite', { durability: 'default' });
-          const store = tx.objectStore(RECORDS);
-          for (let i = start; i < Math.min(start + BATCH, data.texts.length); i++) store.put({ text: data.texts[i]!, createdAt: Date.now() } satisfies FloorRecord, i);
-          await committed(tx);
-          for (let i = start; i < Math.min(start + BATCH, data.texts.length); i++) floor.add(data.vectors[i]!);
-        }
+        floor = await buildCompleteFloor(dimension, size, data.texts, data.vectors);
         searchable();
-        await putSnapshot(matrixKey(dimension, size), floor.rows());
       },
-      queryVector: (q, k) => query(floor!, db, q.vector, k),
+      queryVector: (q, k) => floor!.query(q.vector, k),
       wasmBytes: async () => floor!.bytes,
       async close() {
+        floor?.close();
         floor = undefined;
-        db.close();
       },
     };
   },
 
   async reopen(dimension, size) {
-    const [db, rows] = await Promise.all([openRecords(dimension, size), getSnapshot<Float32Array>(matrixKey(dimension, size))]);
-    if (!rows) throw new Error('complete floor: no saved matrix in IndexedDB');
-    const floor = new F32Floor(dimension, size, 'wasm');
-    floor.restore(rows);
+    const floor = await openCompleteFloor(dimension, size);
     const reopened: ReopenedSystem = {
       count: async () => floor.size,
-      queryVector: (q, k) => query(floor, db, q.vector, k),
-      close: async () => db.close(),
+      queryVector: (q, k) => floor.query(q.vector, k),
+      close: async () => floor.close(),
     };
     return reopened;
   },
