@@ -217,9 +217,9 @@ const baseline = (q: QuestionRow, turns: TurnRow[]) => order(turns, carry(turns,
 
 interface Bm25Index { tf: Map<string, number>[]; len: number[]; df: Map<string, number>; avg: number }
 const bm25Indexes = new Map<string, Bm25Index>();
-function bm25Index(conv: string, context: number | [number, number] = 0, repeat = 1): Bm25Index {
+function bm25Index(conv: string, context: number | [number, number] = 0, repeat = 1, shortBelow = 0): Bm25Index {
   const [before, after] = typeof context === 'number' ? [context, context] : context;
-  const key = `${conv}/${before}/${after}/${repeat}`;
+  const key = `${conv}/${before}/${after}/${repeat}/${shortBelow}`;
   let index = bm25Indexes.get(key);
   if (index) return index;
   const turns = cache.turns[conv]!;
@@ -228,7 +228,10 @@ function bm25Index(conv: string, context: number | [number, number] = 0, repeat 
   const tf = own.map((m, i) => {
     if (before === 0 && after === 0) return m;
     const out = new Map(m);
-    for (const [j, share] of [[i - 1, before], [i + 1, after]] as const) {
+    // shortBelow > 0: the share shrinks with the turn's own length (a short reaction is read through its neighbours, a long turn stands alone).
+    const scale = shortBelow > 0 ? Math.min(1, shortBelow / Math.max(1, turns[i]!.terms.length)) : 1;
+    for (const [j, full] of [[i - 1, before], [i + 1, after]] as const) {
+      const share = full * scale;
       if (share === 0 || j < 0 || j >= turns.length || turns[j]!.session !== turns[i]!.session) continue;
       for (const [w, n] of own[j]!) out.set(w, (out.get(w) ?? 0) + share * n);
     }
@@ -358,6 +361,12 @@ const IDEAS: Record<string, () => void> = {
       const kept = q.terms.filter((t) => !drop.has(t));
       return withKeyword(q, turns, normalised(bm25(bm25Index(q.conv, 0.5, 2), uniform(kept.length > 0 ? kept : q.terms))), d, p);
     });
+  },
+  // The document context with a share that shrinks past a turn's length L (share × min(1, L / own terms)).
+  kwdocshort: () => {
+    const values: [number, number, number][] = [[0, 0, 0.85]];
+    for (const c of [0.5, 0.7, 1]) for (const L of [0, 5, 10, 20]) for (const p of [0.85, 0.9]) values.push([c, L, p]);
+    idea('keyword context, document, share by length (share, L, previousTurnWeight)', values, ([c, L, p]) => (q, turns) => c === 0 ? baseline(q, turns) : withKeyword(q, turns, normalised(bm25(bm25Index(q.conv, c, 1, L), uniform(q.terms))), R.denseWeight, p));
   },
   // Dense context, score level: cosine plus gamma × neighbours' cosines, over 1 + 2 gamma.
   cosctx: () => idea('dense context, score (prev+next)', [0, 0.1, 0.2, 0.3], (gamma) => (q, turns) => {
