@@ -21,7 +21,9 @@ import type { TableName } from '../store/commit.js';
  * most that much. The calls that read stored records, `idle()` and
  * `close()` first write them all at once (`settle`), so they see every
  * access recorded; `observe()` and adding turns, which return no stored
- * record, do not wait for it (operations/operation.ts: `tracked`). The
+ * record, and `facts.add`, which gives a fact it merges into its pending
+ * access (`shown`), do not wait for it (operations/operation.ts:
+ * `tracked`). The
  * write is best effort: a tab killed before it loses those access times,
  * not a memory.
  */

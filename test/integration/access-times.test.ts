@@ -250,6 +250,30 @@ describe('access times', () => {
     expect(JSON.parse(line!)).toMatchObject({ kind: 'fact', record: { id: fact.id, lastAccessedAt: accessed } });
   });
 
+  it('facts.add does not wait for a pending access-time write, and a fact it merges into keeps the pending access', async () => {
+    const factory = freshIndexedDB();
+    const name = `access-times-add-${process.pid}`;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, name, clock: () => now });
+    const fact = await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await memory.idle();
+    const stored = () => storedLastAccess(factory.indexedDB, name, fact.id);
+
+    useFakeTimers();
+    now += 1000;
+    await memory.recall('bees on the roof');
+    const accessed = now;
+    now += 1000;
+    // Another fact: added while the write stays pending (its timer stands still).
+    await memory.facts.add({ text: 'The user was born in Lisbon' });
+    await settleTasks();
+    expect(await stored()).toBe(fact.lastAccessedAt);
+    // The same fact again merges into the recalled one: the version it keeps has the access not yet written.
+    await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await settleTasks();
+    expect(await stored()).toBe(accessed);
+  });
+
   it('a large batch is written in transactions of at most WRITE_CHUNK records over the recalled kind alone', async () => {
     const { factory, writes, scopes } = countingIndexedDB();
     let now = Date.UTC(2026, 0, 1);
