@@ -36,7 +36,7 @@ export const WRITE_WITHIN_MS = 30_000;
  * write that arrives meanwhile is queued by IndexedDB behind the transaction
  * running then, not behind the whole batch, since the next one is only
  * created once that one has committed (and, in the background, only in a
- * pause of the calls).
+ * pause of the calls). `close()` writes each kind's in one (`settleForClose`).
  */
 export const WRITE_CHUNK = 32;
 
@@ -141,6 +141,18 @@ export class AccessTimes {
     return this.writing;
   }
 
+  /**
+   * `close()`: writes what is pending and what is left of a batch being
+   * written, each kind's in one transaction (no call can come any more for
+   * chunks to let through, and each transaction is a commit of its own).
+   */
+  settleForClose(): Promise<void> {
+    this.closing = true;
+    return this.settle();
+  }
+
+  private closing = false;
+
   /** Ends the wait for a pause between two chunks (a caller now waits for the write). */
   private wake: (() => void) | undefined;
 
@@ -148,11 +160,13 @@ export class AccessTimes {
     let first = true;
     for (const kind of memoryKinds()) {
       const ids = [...batch].filter(([, access]) => access.type === kind.type).map(([id]) => id);
-      for (let start = 0; start < ids.length; start += WRITE_CHUNK) {
+      for (let start = 0; start < ids.length; ) {
         // A call came since the write began: the rest waits for the next pause, unless a caller waits for it.
         while (!first && !this.urgent && !this.paused(WRITE_AFTER_MS)) await this.pause();
         first = false;
-        await this.writeChunk(kind.table, ids.slice(start, start + WRITE_CHUNK), batch);
+        const end = this.closing ? ids.length : start + WRITE_CHUNK;
+        await this.writeChunk(kind.table, ids.slice(start, end), batch);
+        start = end;
       }
     }
   }

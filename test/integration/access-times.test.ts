@@ -298,6 +298,23 @@ describe('access times', () => {
     expect(stored.filter((f) => added.some((a) => typeof a !== 'string' && a.id === f.id) && f.lastAccessedAt === now)).toHaveLength(count);
   });
 
+  it('close() writes a large pending batch in one transaction per kind, not in chunks', async () => {
+    const { factory, writes } = countingIndexedDB();
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const count = WRITE_CHUNK + 8;
+    await memory.facts.addMany(Array.from({ length: count }, (_, i) => ({ text: `The user's bee hive number ${i} stands by the garden wall` })));
+    await memory.idle();
+    const before = writes();
+    useFakeTimers();
+    now += 1000;
+    expect(await memory.recall('bee hive by the garden wall', { k: count })).toHaveLength(count);
+    vi.useRealTimers();
+    // No call can come any more: chunks would only add a transaction each.
+    await memory.close();
+    expect(writes() - before).toBe(1);
+  });
+
   it('close() writes pending accesses, and they survive a reopen', async () => {
     const factory = freshIndexedDB();
     let now = Date.UTC(2026, 0, 1);
