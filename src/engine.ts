@@ -62,8 +62,8 @@ export class Engine {
     this.closed = true;
     const { ctx, calls, queue, snapshots, signal, closing, access } = this.parts;
     calls.stop();
-    // Pending access times are written now (the write is tracked: the wait for calls below includes it).
-    void access.settle();
+    // Pending access times are written now, one transaction per kind (the write is tracked: the wait for calls below includes it).
+    void access.settleForClose();
     const timeoutMs = options.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     // In-flight jobs are cancelled (they stay queued, and emit no event); calls get until the deadline.
     closing.abort(new Error('engram is closing'));

@@ -89,6 +89,8 @@ interface KilledRow extends Session {
   observeP50: number;
   observeP95: number;
   addP95: number;
+  /** The slowest facts.add: the first one after a stream of calls without a pause writes the recalls' access times first. */
+  addMax: number;
   longTasks: { count: number; maxMs: number; totalMs: number };
   /** Only those after the first answer: during the recalls, observes and adds. */
   longTasksAfterFirst: { count: number; maxMs: number; totalMs: number };
@@ -194,6 +196,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
           observeP50: percentile(sorted(observes), 50),
           observeP95: percentile(sorted(observes), 95),
           addP95: percentile(sorted(adds), 95),
+          addMax: Math.max(...adds.latencies),
           longTasks,
           longTasksAfterFirst,
           memory,
@@ -201,7 +204,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         };
         out[system].killed.push(row);
         console.log(
-          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms, ${row.recallsOver50} of ${recalls.latencies.length} over 50 ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)}; add p95 ${row.addP95.toFixed(1)}; long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms), ${row.longTasksAfterFirst.count} after the first answer (max ${row.longTasksAfterFirst.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
+          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms, ${row.recallsOver50} of ${recalls.latencies.length} over 50 ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)}; add p95 ${row.addP95.toFixed(1)} (max ${row.addMax.toFixed(1)}); long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms), ${row.longTasksAfterFirst.count} after the first answer (max ${row.longTasksAfterFirst.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
         );
         // 2. After that clean close: writes, close() started, the tab killed at once.
         opened = await openSession(userDataDir, url, system, names[system], questions(seed++, 1)[0]!);
@@ -261,6 +264,7 @@ try {
     line('observe() no LLM p50', (x) => x.observeP50);
     line('observe() no LLM p95', (x) => x.observeP95);
     line('facts.add p95', (x) => x.addP95);
+    line(`facts.add max of the ${ADDS}`, (x) => x.addMax);
     line('long tasks > 50 ms on the page, navigation → end (count)', (x) => x.longTasks.count, '', 0);
     line('longest of those', (x) => x.longTasks.maxMs, 'ms', 0);
     line('long tasks > 50 ms after the first answer (count)', (x) => x.longTasksAfterFirst.count, '', 0);

@@ -207,7 +207,7 @@ export function assembleParts(config: EngineConfig, hooks: EngineHooks, ctx: Eng
     episodes: new EpisodeStore(ctx),
     tasks: indexes.tasks,
     queue: work.queue,
-    access: new AccessTimes(ctx, (job) => calls.track(job)),
+    access: new AccessTimes(ctx, (job) => calls.track(job), (ms) => calls.callsPausedFor(ms)),
     signal,
     snapshots: indexes.snapshots,
     openedFrom: indexes.openedFrom,

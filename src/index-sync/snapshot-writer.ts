@@ -149,16 +149,33 @@ export class SnapshotWriter implements IndexObserver {
    * (Re)starts the save's timer: the save delay after this change, but no
    * later than MAX_WAIT_DELAYS delays after the oldest unsaved change; once
    * that is past, it looks again every PAUSE_MS until the engine is quiet.
+   * A change that moves the save later leaves the armed timer as it is (it
+   * re-arms for the rest when it fires): recall touches ten documents or so,
+   * and a clearTimeout and setTimeout for each was a cost of every recall.
    */
   private schedule(): void {
     if (this.stopped) return;
-    clearTimeout(this.timer);
     const now = performance.now();
     this.firstUnsaved ??= now;
     const delay = this.removals ? this.removalDelayMs : this.delayMs;
-    const wait = Math.min(delay, Math.max(PAUSE_MS, this.firstUnsaved + MAX_WAIT_DELAYS * this.delayMs - now));
+    const due = now + Math.min(delay, Math.max(PAUSE_MS, this.firstUnsaved + MAX_WAIT_DELAYS * this.delayMs - now));
+    this.dueAt = due;
+    if (this.timer !== undefined && this.timerAt <= due) return;
+    clearTimeout(this.timer);
+    this.arm(due, now);
+  }
+
+  /** When the armed timer fires (performance.now()), and when the save it looks for is due: never before it fires. */
+  private timerAt = 0;
+  private dueAt = 0;
+
+  private arm(at: number, now: number): void {
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // Changes since the timer was armed moved the save later: wait for the rest.
+      const later = performance.now();
+      if (this.dueAt > later) return this.arm(this.dueAt, later);
       // A save is running: look again once it is done, when what it leaves dirty (changed meanwhile) waits from
       // then (flushing now would start the next save right after it: back-to-back saves while calls go on).
       if (this.saving) {
@@ -169,7 +186,7 @@ export class SnapshotWriter implements IndexObserver {
         // Not quiet yet: try again later (a foreign write means this engine's snapshot stays unsaved).
         if (!current && !this.ctx.db.writeMark.foreignSeen && this.ctx.db.isOpen()) this.schedule();
       });
-    }, wait);
+    }, at - now);
     unrefTimer(this.timer);
   }
 }

@@ -10,6 +10,9 @@ export class CallTracker {
   private stopped = false;
   /** When the last tracked call settled (performance.now()). */
   private lastSettled = -Infinity;
+  /** Public calls (`run`) in flight, and when the last one settled: background work tracked with `track` is not a call. */
+  private calls = 0;
+  private lastCallSettled = -Infinity;
 
   get size(): number {
     return this.inFlight.size;
@@ -24,10 +27,22 @@ export class CallTracker {
     return this.inFlight.size === 0 && performance.now() - this.lastSettled >= ms;
   }
 
+  /** Whether no public call is in flight and none settled in the last `ms` milliseconds, whatever background work runs. */
+  callsPausedFor(ms: number): boolean {
+    return this.calls === 0 && performance.now() - this.lastCallSettled >= ms;
+  }
+
   /** Runs a public call (refused once stopped) and tracks it until it settles. */
   run<T>(operation: string, body: () => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new ClosedError(operation));
-    return this.track(body());
+    this.calls++;
+    const call = this.track(body());
+    const ended = () => {
+      this.calls--;
+      this.lastCallSettled = performance.now();
+    };
+    call.then(ended, ended);
+    return call;
   }
 
   /** Tracks background work a call started (it must finish before close). */

@@ -9,11 +9,18 @@ const factInput = withDefaultUser(factInputSchema);
 /** `facts.list` and a live list of facts (facade/live-spec.ts) take this. */
 export const factListQuery = withDefaultUser(factListQuerySchema);
 
-/** One fact, merged with a near-identical current one unless `merge: false` (see memories/facts/add-fact-merging.ts). */
+/**
+ * One fact, merged with a near-identical current one unless `merge: false`
+ * (see memories/facts/add-fact-merging.ts). It does not wait for the
+ * pending access-time write (`tracked`, recall/access-times.ts): the one
+ * stored record it reads, a fact it merges into, gets its pending access
+ * from memory.
+ */
 export const addFact = defineOperation({
   method: 'facts.add',
   name: 'add a fact',
   input: [param(factInput), param(z.safeExtend(addOptionsSchema, { merge: z._default(z.boolean(), true) }), 'options')],
+  runs: 'tracked',
 });
 
 /** Many facts at once: one embedding batch and one commit (all or nothing) unless `merge: true`; ids instead of records with `returnRecords: false`. */

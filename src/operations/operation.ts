@@ -17,8 +17,10 @@ export interface Param<S extends z.ZodMiniType = z.ZodMiniType> {
  *   settles (idle and close wait for it), and started after the pending
  *   access-time write, so it reads what recall recorded;
  * - `tracked`: the same, without waiting for that write: recall (back-to-back
- *   recalls gather their access times into one write), and the writes that
- *   return no record a recall may have accessed (observe, adding turns);
+ *   recalls gather their access times into one write), the writes that
+ *   return no record a recall may have accessed (observe, adding turns),
+ *   and facts.add, which gives the one stored fact it reads (a merge's)
+ *   its pending access from memory;
  * - `untracked`: runs as it is (`idle` waits for the tracked calls, so it
  *   cannot be one; `info` reads counters).
  */

@@ -40,9 +40,26 @@ const MOST = 64;
 /**
  * What a time parser answers about one question (time/query-parser.ts),
  * checked before recall uses it: spans inside the question, windows whose
- * start is before their end, session places that are places.
+ * start is before their end, session places that are places. Built once
+ * per question length and kept (`SCHEMAS_KEPT` of them): building a zod
+ * schema costs far more than checking an answer with it, and recall checks
+ * one answer per question.
  */
-export function parsedTimeQuerySchema(queryLength: number) {
+export function parsedTimeQuerySchema(queryLength: number): ReturnType<typeof buildParsedTimeQuerySchema> {
+  let schema = schemasByLength.get(queryLength);
+  if (!schema) {
+    if (schemasByLength.size >= SCHEMAS_KEPT) schemasByLength.clear();
+    schema = buildParsedTimeQuerySchema(queryLength);
+    schemasByLength.set(queryLength, schema);
+  }
+  return schema;
+}
+
+/** Question lengths whose schema is kept; past that many, they are built afresh. */
+const SCHEMAS_KEPT = 256;
+const schemasByLength = new Map<number, ReturnType<typeof buildParsedTimeQuerySchema>>();
+
+function buildParsedTimeQuerySchema(queryLength: number) {
   const span = (v: { start: number; end: number }) => v.start <= v.end && v.end <= queryLength;
   const spanMessage = `start and end must be offsets into the question (0 to ${queryLength}), start first`;
   return z.object({

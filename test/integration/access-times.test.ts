@@ -102,7 +102,7 @@ describe('access times', () => {
     expect(writes() - before).toBe(1);
   });
 
-  it('recalls that never pause are still written within WRITE_WITHIN_MS of the first', async () => {
+  it('recalls that never pause are written only once the first has waited WRITE_WITHIN_MS', async () => {
     const { factory, writes, times } = countingIndexedDB();
     const memory = await memories.open({ ...factory });
     await memory.facts.add({ text: 'The user keeps bees on the roof' });
@@ -110,17 +110,97 @@ describe('access times', () => {
     const before = writes();
     useFakeTimers();
     const firstRecalled = performance.now();
-    // A recall every WRITE_AFTER_MS / 5: never a pause long enough, for 1.5 x WRITE_WITHIN_MS.
-    while (performance.now() - firstRecalled < WRITE_WITHIN_MS * 1.5) {
+    const step = WRITE_AFTER_MS / 2;
+    // A recall every WRITE_AFTER_MS / 2: never a pause long enough, until the first access has waited WRITE_WITHIN_MS.
+    while (performance.now() - firstRecalled < WRITE_WITHIN_MS + 2 * step) {
       await memory.recall('bees on the roof');
-      await vi.advanceTimersByTimeAsync(WRITE_AFTER_MS / 5);
+      await vi.advanceTimersByTimeAsync(step);
       await settleTasks();
     }
-    // No pause was long enough, yet the first accesses were written, no later than WRITE_WITHIN_MS after the first.
+    // Nothing was written while the stream went on, until the first access had waited WRITE_WITHIN_MS; then it was.
     expect(writes()).toBeGreaterThan(before);
-    expect(times[before]! - firstRecalled).toBeLessThanOrEqual(WRITE_WITHIN_MS);
-    // ...and not at once: only after waiting for a pause as long as it could.
-    expect(times[before]! - firstRecalled).toBeGreaterThanOrEqual(WRITE_WITHIN_MS - WRITE_AFTER_MS);
+    expect(times[before]! - firstRecalled).toBeGreaterThanOrEqual(WRITE_WITHIN_MS);
+    expect(times[before]! - firstRecalled).toBeLessThanOrEqual(WRITE_WITHIN_MS + step);
+  });
+
+  it('the write waits for a pause of every call, not only of recalls', async () => {
+    const { factory, scopes } = countingIndexedDB();
+    // The access-time writes: over facts without turns (a turn's own commit takes both).
+    const writes = () => scopes.filter((stores) => !stores.includes('turns')).length;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const fact = await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await memory.idle();
+    const before = writes();
+    useFakeTimers();
+    now += 1000;
+    await memory.recall('bees on the roof');
+    // Other calls keep coming, each sooner than WRITE_AFTER_MS after the one before, for 4 x WRITE_AFTER_MS.
+    for (let i = 0; i < 8; i++) {
+      await memory.turns.add({ speaker: 'user', text: `The hive is busy today, note ${i}` });
+      await vi.advanceTimersByTimeAsync(WRITE_AFTER_MS / 2);
+      await settleTasks();
+    }
+    expect(writes() - before).toBe(0);
+    // They pause: the access is written (one write) within two WRITE_AFTER_MS.
+    await vi.advanceTimersByTimeAsync(2 * WRITE_AFTER_MS);
+    await settleTasks();
+    expect(writes() - before).toBe(1);
+    vi.useRealTimers();
+    expect((await memory.facts.get(fact.id)).lastAccessedAt).toBe(now);
+  });
+
+  it('a call that arrives while the background write runs holds its next chunk until calls pause again', async () => {
+    const { factory, scopes } = countingIndexedDB();
+    // The access-time writes: over facts without turns (a turn's own commit takes both).
+    const writes = () => scopes.filter((stores) => !stores.includes('turns')).length;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const count = WRITE_CHUNK + 8;
+    await memory.facts.addMany(Array.from({ length: count }, (_, i) => ({ text: `The user's bee hive number ${i} stands by the garden wall` })));
+    await memory.idle();
+    const before = writes();
+    useFakeTimers();
+    now += 1000;
+    expect(await memory.recall('bee hive by the garden wall', { k: count })).toHaveLength(count);
+    // The pause comes: the first chunk's write starts, and a call arrives before it is done.
+    vi.advanceTimersByTime(WRITE_AFTER_MS);
+    const added = memory.turns.add({ speaker: 'user', text: 'The hive is busy today' });
+    await settleTasks();
+    await added;
+    await settleTasks();
+    // The second chunk waits for the calls' next pause.
+    expect(writes() - before).toBe(1);
+    await vi.advanceTimersByTimeAsync(WRITE_AFTER_MS);
+    await settleTasks();
+    expect(writes() - before).toBe(2);
+  });
+
+  it('a call that reads records while the background write waits for a pause is not held by that wait', async () => {
+    const { factory, scopes } = countingIndexedDB();
+    // The access-time writes: over facts without turns (a turn's own commit takes both).
+    const writes = () => scopes.filter((stores) => !stores.includes('turns')).length;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const count = WRITE_CHUNK + 8;
+    await memory.facts.addMany(Array.from({ length: count }, (_, i) => ({ text: `The user's bee hive number ${i} stands by the garden wall` })));
+    await memory.idle();
+    const before = writes();
+    useFakeTimers();
+    now += 1000;
+    const hits = await memory.recall('bee hive by the garden wall', { k: count });
+    vi.advanceTimersByTime(WRITE_AFTER_MS);
+    await memory.turns.add({ speaker: 'user', text: 'The hive is busy today' });
+    await settleTasks();
+    expect(writes() - before).toBe(1);
+    // facts.get writes the rest first, with the fake clock standing still, and shows the access.
+    const read = memory.facts.get(hits[count - 1]!.memory.id);
+    let done = false;
+    void read.then(() => (done = true));
+    for (let i = 0; i < 20 && !done; i++) await settleTasks();
+    expect(done).toBe(true);
+    expect(writes() - before).toBe(2);
+    expect((await read).lastAccessedAt).toBe(now);
   });
 
   it('idle() writes pending accesses at once, and they survive a reopen', async () => {
@@ -170,6 +250,30 @@ describe('access times', () => {
     expect(JSON.parse(line!)).toMatchObject({ kind: 'fact', record: { id: fact.id, lastAccessedAt: accessed } });
   });
 
+  it('facts.add does not wait for a pending access-time write, and a fact it merges into keeps the pending access', async () => {
+    const factory = freshIndexedDB();
+    const name = `access-times-add-${process.pid}`;
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, name, clock: () => now });
+    const fact = await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await memory.idle();
+    const stored = () => storedLastAccess(factory.indexedDB, name, fact.id);
+
+    useFakeTimers();
+    now += 1000;
+    await memory.recall('bees on the roof');
+    const accessed = now;
+    now += 1000;
+    // Another fact: added while the write stays pending (its timer stands still).
+    await memory.facts.add({ text: 'The user was born in Lisbon' });
+    await settleTasks();
+    expect(await stored()).toBe(fact.lastAccessedAt);
+    // The same fact again merges into the recalled one: the version it keeps has the access not yet written.
+    await memory.facts.add({ text: 'The user keeps bees on the roof' });
+    await settleTasks();
+    expect(await stored()).toBe(accessed);
+  });
+
   it('a large batch is written in transactions of at most WRITE_CHUNK records over the recalled kind alone', async () => {
     const { factory, writes, scopes } = countingIndexedDB();
     let now = Date.UTC(2026, 0, 1);
@@ -192,6 +296,23 @@ describe('access times', () => {
     }
     const stored = await memory.facts.list({ limit: count });
     expect(stored.filter((f) => added.some((a) => typeof a !== 'string' && a.id === f.id) && f.lastAccessedAt === now)).toHaveLength(count);
+  });
+
+  it('close() writes a large pending batch in one transaction per kind, not in chunks', async () => {
+    const { factory, writes } = countingIndexedDB();
+    let now = Date.UTC(2026, 0, 1);
+    const memory = await memories.open({ ...factory, clock: () => now });
+    const count = WRITE_CHUNK + 8;
+    await memory.facts.addMany(Array.from({ length: count }, (_, i) => ({ text: `The user's bee hive number ${i} stands by the garden wall` })));
+    await memory.idle();
+    const before = writes();
+    useFakeTimers();
+    now += 1000;
+    expect(await memory.recall('bee hive by the garden wall', { k: count })).toHaveLength(count);
+    vi.useRealTimers();
+    // No call can come any more: chunks would only add a transaction each.
+    await memory.close();
+    expect(writes() - before).toBe(1);
   });
 
   it('close() writes pending accesses, and they survive a reopen', async () => {

@@ -408,6 +408,27 @@ describe('index snapshot', () => {
     expect(await (await openOn(db)).info()).toMatchObject({ openedFrom: 'snapshot', indexed: 101 });
   });
 
+  it('a save waits for the save delay after the last change, not the first', async () => {
+    const db = database();
+    const delay = 100;
+    const writer = await openOn(db, { indexSnapshot: { saveDelayMs: delay } });
+    // The engine's timers on a fake clock: the seed's changes and those below are apart only as far as the test moves it.
+    useFakeTimers();
+    await seed(writer, 20);
+    const raw = new EngramDatabase(db.name!, { indexedDB: db.indexedDB, IDBKeyRange: db.IDBKeyRange });
+    // A change every half delay, for four delays: never a pause as long as the delay, so no save.
+    for (let i = 0; i < 8; i++) {
+      await writer.facts.update(`f${i}`, { pinned: true });
+      await vi.advanceTimersByTimeAsync(delay / 2);
+      await settleTasks();
+    }
+    expect(await raw.snapshot.get('header')).toBeUndefined();
+    // The last change is a half delay ago: one more half delay, then the 50 ms pause a save's pages wait for, and it is saved.
+    await vi.advanceTimersByTimeAsync(delay / 2 + 50);
+    expect(await settledUntil(async () => (await raw.snapshot.get('header')) !== undefined)).toBe(true);
+    raw.close();
+  });
+
   it('a save in progress waits while calls come back to back, and goes on once they pause', async () => {
     const db = database();
     const first = await openOn(db);

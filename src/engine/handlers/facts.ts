@@ -21,12 +21,12 @@ export const FACT_HANDLERS = {
 
 /** Adds facts raw in one commit, or (`merge`) each merged like an extracted fact where it is the same as a stored one. */
 async function addFactsNow(parts: EngineParts, inputs: WithUser<FactInput>[], call: 'facts.add' | 'facts.addMany', merge: boolean): Promise<Fact[]> {
-  const { ctx, llm, extraction, facts, closing } = parts;
+  const { ctx, llm, extraction, facts, closing, access } = parts;
   if (!merge) return facts.add(inputs, call);
   const out: Fact[] = [];
   for (const input of inputs) {
     // An id the app chose means "write it under this id": never merged away.
-    const result = input.id === undefined ? await addFactMerging(ctx, { llm, options: extraction, signal: closing.signal }, input) : null;
+    const result = input.id === undefined ? await addFactMerging(ctx, { llm, options: extraction, signal: closing.signal, shown: (record) => access.shown(record) }, input) : null;
     if (result?.merged) out.push(result.merged);
     else out.push(...(await facts.add([result ? { ...input, embedding: result.vector } : input], call)));
   }

@@ -14,11 +14,12 @@ import { FACTS } from '../registry.js';
  * version is written in one commit (the old one kept in history, its tags,
  * metadata and pin joined with the new input's) and returned; otherwise this
  * returns null and the caller inserts the fact as given, with the returned
- * vector so it is embedded once.
+ * vector so it is embedded once. `shown` gives the fact merged into any
+ * access recorded but not yet written (recall/access-times.ts).
  */
 export async function addFactMerging(
   ctx: EngineContext,
-  deps: { llm: LLMProvider | undefined; options: ResolvedExtraction; signal?: AbortSignal },
+  deps: { llm: LLMProvider | undefined; options: ResolvedExtraction; signal?: AbortSignal; shown?: <R extends { id: string; lastAccessedAt: number }>(record: R) => R },
   input: WithUser<FactInput>,
 ): Promise<{ merged: Fact } | { merged: null; vector: Float32Array }> {
   const [vector] = await vectorsFor(ctx, [input], { call: 'facts.add', path: () => 'embedding' });
@@ -27,6 +28,8 @@ export async function addFactMerging(
   const { decisions } = await decideFacts(ctx, deps, userId, [extracted], [vector!]);
   const decision = decisions[0];
   if (decision?.kind !== 'merge') return { merged: null, vector: vector! };
+  // A recall's access to the fact merged into may not be written yet (facts.add does not wait for that write): its versions keep it.
+  deps.shown?.(decision.target);
 
   const now = ctx.now();
   const plan = planFactWrites([decision], { userId, sessionId: input.sessionId ?? null, now, mode: deps.options.facts.mergeMode, source: 'manual' });
