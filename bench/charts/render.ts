@@ -172,7 +172,8 @@ export function footprint(dir: string): Chart {
 
 /** LoCoMo dev recall@k per mode, from the latest retrieval-quality run. */
 export function locomo(dir: string): Chart {
-  const file = newest(dir, /^locomo-.*\.txt$/);
+  // Dated runs only: locomo-ideas-*.txt is another bench's results.
+  const file = newest(dir, /^locomo-\d{4}-\d{2}-\d{2}.*\.txt$/);
   const text = readFileSync(join(dir, file), 'utf8');
   const sections = text.split(/\n(?=LoCoMo dev )/);
   const overall = (section: string | undefined, mode: string): number[] => {
