@@ -6,6 +6,8 @@ export interface Kernels extends KernelMemory {
   readonly simd: boolean;
   bounds(rows: number, meta: number, query: number, lo: number, hi: number, count: number, stride: number, alpha: number, beta: number, eta: number): void;
   scores(rows: number, lows: number, query: number, out: number, count: number, stride: number): void;
+  /** Splits `count` f32 rows of `d` components at `src` into their high and low halves' planes (planar rows only: WebAssembly). */
+  split?(src: number, count: number, d: number, stride: number, high: number, low: number): void;
   /** Writes the indexes of the f32 values at `hi` (of `count`) not ≤ `threshold` to `out` (i32), returns how many. */
   above(hi: number, count: number, threshold: number, out: number): number;
   /** The largest value the last `above` read (−∞ for none; NaN never). */
@@ -21,6 +23,7 @@ export function createKernels(initialBytes: number, options: { simd?: boolean })
       ...memory,
       bounds: exports.bounds as Kernels['bounds'],
       scores: exports.scores as Kernels['scores'],
+      split: exports.split as Kernels['split'],
       above: exports.above as Kernels['above'],
       largest: exports.largest as Kernels['largest'],
     };

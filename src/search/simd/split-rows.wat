@@ -116,6 +116,54 @@
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $each))))
 
+;; `split` stores `count` f32 rows of `d` components, end to end at $src, as
+;; their high and low 16-bit halves in two planes of `stride` u16 a row (from
+;; $high and $low, zero-padded to the stride): eight components a step, two
+;; loads and one byte shuffle per plane (a row's halves are its bytes 2–3 and
+;; 0–1, little-endian), the last d mod 8 one at a time. Bit for bit the JS
+;; split in split-rows.ts.
+  (func (export "split")
+    (param $src i32) (param $count i32) (param $d i32) (param $stride i32) (param $high i32) (param $low i32)
+    (local $r i32) (local $j i32) (local $half i32) (local $end8 i32) (local $at i32) (local $x i32) (local $a v128) (local $b v128)
+    (local.set $half (i32.shl (local.get $stride) (i32.const 1)))
+    (local.set $end8 (i32.and (local.get $d) (i32.const -8)))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
+        (local.set $j (i32.const 0))
+        (block $stepsDone
+          (loop $steps
+            (br_if $stepsDone (i32.ge_u (local.get $j) (local.get $end8)))
+            (local.set $at (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2))))
+            (local.set $a (v128.load (local.get $at)))
+            (local.set $b (v128.load offset=16 (local.get $at)))
+            (v128.store (i32.add (local.get $high) (i32.shl (local.get $j) (i32.const 1)))
+              (i8x16.shuffle 2 3 6 7 10 11 14 15 18 19 22 23 26 27 30 31 (local.get $a) (local.get $b)))
+            (v128.store (i32.add (local.get $low) (i32.shl (local.get $j) (i32.const 1)))
+              (i8x16.shuffle 0 1 4 5 8 9 12 13 16 17 20 21 24 25 28 29 (local.get $a) (local.get $b)))
+            (local.set $j (i32.add (local.get $j) (i32.const 8)))
+            (br $steps)))
+        (block $restDone
+          (loop $rest
+            (br_if $restDone (i32.ge_u (local.get $j) (local.get $d)))
+            (local.set $x (i32.load (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2)))))
+            (i32.store16 (i32.add (local.get $high) (i32.shl (local.get $j) (i32.const 1))) (i32.shr_u (local.get $x) (i32.const 16)))
+            (i32.store16 (i32.add (local.get $low) (i32.shl (local.get $j) (i32.const 1))) (local.get $x))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $rest)))
+        (block $padDone
+          (loop $pad
+            (br_if $padDone (i32.ge_u (local.get $j) (local.get $stride)))
+            (i32.store16 (i32.add (local.get $high) (i32.shl (local.get $j) (i32.const 1))) (i32.const 0))
+            (i32.store16 (i32.add (local.get $low) (i32.shl (local.get $j) (i32.const 1))) (i32.const 0))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $pad)))
+        (local.set $src (i32.add (local.get $src) (i32.shl (local.get $d) (i32.const 2))))
+        (local.set $high (i32.add (local.get $high) (local.get $half)))
+        (local.set $low (i32.add (local.get $low) (local.get $half)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $each))))
+
   (global $largest (mut f32) (f32.const -inf))
   (func (export "above")
     (param $hi i32) (param $count i32) (param $t f32) (param $out i32) (result i32)
