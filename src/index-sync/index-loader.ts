@@ -123,7 +123,8 @@ export function loadBatch(index: MemoryIndex, batch: IndexBatch): void {
         true,
       );
     }
-    user.pendingKeywords.add(ids, undefined, start, end, lists);
+    // Unqueued: an id already indexed was removed above (a queued removal), and a page holds each id once.
+    user.pendingKeywords.add(ids, undefined, start, end, lists, true);
     start = end;
   };
   for (let i = 0; i < n; i++) {

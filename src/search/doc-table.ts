@@ -97,6 +97,13 @@ export class DocTable {
     return batch.built[row]?.times ?? batch.columns.times(row);
   }
 
+  /** Where a document still in its loaded batch's form sits: that batch's ids (the very array) and its row. */
+  loadedAt(id: string): { ids: readonly string[]; row: number } | undefined {
+    const entry = this.entries.get(id);
+    if (typeof entry !== 'number') return undefined;
+    return { ids: this.batches[Math.floor(entry / ROWS)]!.columns.ids, row: entry % ROWS };
+  }
+
   /** The text a document was indexed with, when it is held: only for documents written since the open and not adopted yet. */
   text(id: string): string | undefined {
     return this.texts.get(id);

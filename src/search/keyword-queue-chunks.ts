@@ -12,6 +12,11 @@ export interface Chunk {
   /** The documents' texts (null: a removal); a chunk that came with term lists needs none (a snapshot page keeps no texts). */
   texts?: readonly (string | null)[];
   lists?: TermListsReader;
+  /**
+   * Its ids are distinct and none of them has a live queued document when it is queued (each earlier one is followed by
+   * a queued removal), as a bulk load's pages: a look need not map these ids to tell which of their documents count.
+   */
+  unqueued?: boolean;
   next: number;
   end: number;
   /** Position of document 0 of `ids` in the queue (positions count every document ever queued, in order). */

@@ -351,7 +351,7 @@ export class MemoryIndex {
   private userIndex(userId: string): UserIndex {
     let user = this.users.get(userId);
     if (!user) {
-      user = newUserIndex(this.dimension, this.matrixOptions);
+      user = newUserIndex(this.dimension, this.matrixOptions, (id) => this.docs.loadedAt(id));
       this.users.set(userId, user);
     }
     return user;

@@ -20,12 +20,25 @@ const MAX_QUEUED_WRITES = 1024;
 /** The most documents a chunk queued after a look may hold for the look to take it in rather than be taken again. */
 const MAX_LOOK_EXTENSION = 256;
 
+/** A document loaded in bulk: the ids of the page it came from (the very array queued), and its row there. */
+export interface LoadedRow {
+  ids: readonly string[];
+  row: number;
+}
+
 /** What a query needs of the queue, worked out once per change of the queue (see `look`). */
 interface Look {
   /** Position of queued row 0: the first document not built when the look was taken. */
   from: number;
-  /** Position of each id's last queued document. */
+  /**
+   * Position of each id's last queued document, for the ids of chunks not `unqueued` (and those of `unqueued` chunks
+   * queued again): an `unqueued` chunk's other ids have one queued document each, which counts.
+   */
   lastOf: Map<string, number>;
+  /** Position of each document of the `unqueued` chunks, by id: made when a write joining the look first needs it. */
+  unqueuedAt?: Map<string, number>;
+  /** Whether `unqueued` chunks were queued when the look was taken or joined it. */
+  hasUnqueued: boolean;
   /** Ids whose last queued document is a removal. */
   removed: Set<string>;
   /** Ids queued more than once. */
@@ -70,7 +83,15 @@ export class PendingKeywords {
   /** Writes queued since the queue was last empty. */
   private writes = 0;
 
-  constructor(private readonly keywords: KeywordIndex) {}
+  /**
+   * `locate`: where a document still in the form it was loaded in came from, as the ids of its bulk-loaded page and
+   * its row there (search/doc-table.ts), or undefined: how a look finds an `unqueued` chunk's document by id without a
+   * map of every queued id. Without it, a look maps them when it first needs one.
+   */
+  constructor(
+    private readonly keywords: KeywordIndex,
+    private readonly locate?: (id: string) => LoadedRow | undefined,
+  ) {}
 
   get size(): number {
     return this.count;
@@ -80,12 +101,16 @@ export class PendingKeywords {
    * Queues documents `start` to `end` of parallel `ids` and `texts` (the
    * arrays must not change afterwards), and of `lists`, their terms, when
    * given (then no document is a removal, and `texts` may be left out).
+   * `unqueued` (with `lists`): these ids are distinct, and none has a live
+   * queued document (each earlier one is followed by a queued removal), as
+   * a bulk load's pages (index-sync/index-loader.ts): queries then need no
+   * map of every queued id.
    */
-  add(ids: readonly string[], texts: readonly (string | null)[] | undefined, start = 0, end = ids.length, lists?: TermListsReader): void {
+  add(ids: readonly string[], texts: readonly (string | null)[] | undefined, start = 0, end = ids.length, lists?: TermListsReader, unqueued = false): void {
     if (!texts && !lists) throw new RangeError('queued documents need their texts or their term lists');
     if (end <= start) return;
     if (this.count === 0) this.ownsBuilt = this.keywords.size === 0;
-    const chunk: Chunk = { ids, texts, lists, next: start, end, base: this.added - start };
+    const chunk: Chunk = { ids, texts, lists, next: start, end, base: this.added - start, ...(unqueued && lists ? { unqueued: true } : {}) };
     this.chunks.push(chunk);
     this.count += end - start;
     this.added += end - start;
@@ -130,7 +155,7 @@ export class PendingKeywords {
         return chunk.ids[row + from - chunk.base]!;
       },
       rowOf: (id) => {
-        const at = look.lastOf.get(id);
+        const at = look.lastOf.get(id) ?? (look.hasUnqueued ? this.unqueuedPosition(look, id, Infinity) : undefined);
         return at === undefined || at < from || look.removed.has(id) ? undefined : at - from;
       },
       postings: (tokens) => postingsOf(chunks, tokens, from),
@@ -248,11 +273,27 @@ export class PendingKeywords {
     this.chunks = coalesceWrites(this.chunks);
     for (const chunk of this.chunks) withLists(chunk);
     const from = this.position();
-    const look: Look = { from, lastOf: new Map(), removed: new Set(), repeated: new Set(), live: 0, totalLength: 0 };
+    const look: Look = { from, lastOf: new Map(), removed: new Set(), repeated: new Set(), live: 0, totalLength: 0, hasUnqueued: false };
+    // Only ids of chunks not `unqueued` can have more than one document queued: an `unqueued` chunk's id is mapped
+    // only when one of those holds it too (a Set lookup per id, not a map entry per id).
+    const others = new Set<string>();
+    for (const chunk of this.chunks) {
+      if (chunk.unqueued) look.hasUnqueued = true;
+      else for (let i = chunk.next; i < chunk.end; i++) others.add(chunk.ids[i]!);
+    }
     // Oldest first, so each id ends at its last document; an id whose set leaves the size as it was is repeated.
     const repeated = look.repeated;
+    // Per `unqueued` chunk, its documents whose ids are mapped (the only ones of it that may not count).
+    const mapped = new Map<Chunk, number[]>();
     for (const chunk of this.chunks) {
+      if (chunk.unqueued && others.size === 0) continue;
       for (let i = chunk.next; i < chunk.end; i++) {
+        if (chunk.unqueued) {
+          if (!others.has(chunk.ids[i]!)) continue;
+          let list = mapped.get(chunk);
+          if (!list) mapped.set(chunk, (list = []));
+          list.push(i);
+        }
         const size = look.lastOf.size;
         look.lastOf.set(chunk.ids[i]!, chunk.base + i);
         if (look.lastOf.size === size) repeated.add(chunk.ids[i]!);
@@ -261,6 +302,22 @@ export class PendingKeywords {
     for (const chunk of this.chunks) {
       const flags = new Uint8Array(chunk.end - chunk.next);
       const last = (chunk.last = { from: chunk.next, flags, dead: 0 });
+      if (chunk.unqueued) {
+        // Every document counts but those whose id is queued again later (an `unqueued` chunk holds no removal).
+        flags.fill(1);
+        const length = chunk.lists!.length;
+        let sum = 0;
+        for (let i = chunk.next; i < chunk.end; i++) sum += length[i]!;
+        for (const i of mapped.get(chunk) ?? []) {
+          if (look.lastOf.get(chunk.ids[i]!) === chunk.base + i) continue;
+          flags[i - chunk.next] = 0;
+          last.dead++;
+          sum -= length[i]!;
+        }
+        look.live += chunk.end - chunk.next - last.dead;
+        look.totalLength += sum;
+        continue;
+      }
       for (let i = chunk.next; i < chunk.end; i++) {
         if (isRemoval(chunk, i)) {
           if (look.lastOf.get(chunk.ids[i]!) === chunk.base + i) look.removed.add(chunk.ids[i]!);
@@ -281,6 +338,34 @@ export class PendingKeywords {
   }
 
   /**
+   * The position of `id`'s document in an `unqueued` chunk still queued before position `before` (the chunk joining
+   * the look), if any, for an id not in the look's `lastOf` (then that document is its only one queued): by `locate`,
+   * when given and it places the id in such a chunk; else by a map of those chunks' documents, made once per look.
+   */
+  private unqueuedPosition(look: Look, id: string, before: number): number | undefined {
+    if (this.locate) {
+      const loaded = this.locate(id);
+      if (!loaded) return undefined;
+      for (const chunk of this.chunks) {
+        if (chunk.unqueued && chunk.ids === loaded.ids && loaded.row >= chunk.next && loaded.row < chunk.end) return chunk.base + loaded.row < before ? chunk.base + loaded.row : undefined;
+      }
+      return undefined;
+    }
+    return this.unqueuedAt(look, before).get(id);
+  }
+
+  /** The look's map of the `unqueued` chunks' documents still queued before `before`, by id (made once, when first needed). */
+  private unqueuedAt(look: Look, before: number): Map<string, number> {
+    if (look.unqueuedAt) return look.unqueuedAt;
+    const at = new Map<string, number>();
+    for (const chunk of this.chunks) {
+      if (!chunk.unqueued || chunk.base + chunk.next >= before) continue;
+      for (let i = chunk.next; i < chunk.end; i++) at.set(chunk.ids[i]!, chunk.base + i);
+    }
+    return (look.unqueuedAt = at);
+  }
+
+  /**
    * Takes a chunk queued after `look` into it: its documents count, and
    * the earlier queued documents of their ids stop counting. False when
    * the chunk is too big for that to be cheaper than a fresh look, or mixes
@@ -291,9 +376,15 @@ export class PendingKeywords {
     const from = this.position();
     const flags = new Uint8Array(chunk.end - chunk.next);
     const last = (chunk.last = { from: chunk.next, flags, dead: 0 });
+    if (chunk.unqueued) look.hasUnqueued = true;
     for (let i = chunk.next; i < chunk.end; i++) {
       const id = chunk.ids[i]!;
-      const previous = look.lastOf.get(id);
+      let previous = look.lastOf.get(id);
+      if (previous === undefined && look.hasUnqueued) {
+        previous = this.unqueuedPosition(look, id, chunk.base + chunk.next);
+        // Its document may have been built since the look (then a build's row, which `replaced` names).
+        look.repeated.add(id);
+      }
       if (previous !== undefined) {
         look.repeated.add(id);
         if (previous >= from && !look.removed.has(id)) {

@@ -1,6 +1,6 @@
 import { sessionOf, speakerOf, type IndexDoc } from './index-doc.js';
 import { KeywordIndex } from './keyword-index.js';
-import { PendingKeywords } from './pending-keywords.js';
+import { PendingKeywords, type LoadedRow } from './pending-keywords.js';
 import { RowSignals } from './row-signals.js';
 import { VectorMatrix, type VectorMatrixOptions } from './vector-matrix.js';
 
@@ -13,13 +13,16 @@ export interface UserIndex {
   pendingKeywords: PendingKeywords;
 }
 
-/** An empty slice; its matrix carries the signals along as its companion, so rows and signals move together. */
-export function newUserIndex(dimension: number, matrix: Omit<VectorMatrixOptions, 'companion'>): UserIndex {
+/**
+ * An empty slice; its matrix carries the signals along as its companion, so rows and signals move together.
+ * `locate`: where a document loaded in bulk sits in its page (DocTable.loadedAt), for the keyword queue.
+ */
+export function newUserIndex(dimension: number, matrix: Omit<VectorMatrixOptions, 'companion'>, locate?: (id: string) => LoadedRow | undefined): UserIndex {
   const signals = new RowSignals();
   return {
     vectors: new VectorMatrix(dimension, { ...matrix, companion: signals }),
     signals,
-    pendingKeywords: new PendingKeywords(new KeywordIndex()),
+    pendingKeywords: new PendingKeywords(new KeywordIndex(), locate),
   };
 }
 
