@@ -1,5 +1,5 @@
 import { idSpaceKinds, type VectoredKind } from '../memories/registry.js';
-import type { Table } from 'dexie';
+import Dexie, { type Table } from 'dexie';
 import type { RowChange } from './change-feed.js';
 
 /**
@@ -36,16 +36,25 @@ export interface IdConflict {
  * The first id among `ids` (by table) that a row of another id-space table
  * holds, read in the caller's transaction (which must include every table of
  * the id space; pass the transaction object where the read must not leave
- * it), or undefined. One bulk read per table that others wrote to.
+ * it), or undefined. One bulk read per table that others wrote to, all
+ * issued at once: IndexedDB runs a transaction's requests in order either
+ * way, and a read issued before the previous one's answer saves a round
+ * trip to the browser's storage process for each table (the check runs in
+ * every commit). The answer is the same as reading them one by one: the
+ * first conflict in the id space's table order.
  */
 export async function findIdConflict(db: TableSource, ids: ReadonlyMap<string, readonly string[]>): Promise<IdConflict | undefined> {
   const kinds = idSpaceKinds();
   const kindIn = (table: string) => kinds.find((kind) => kind.table === table)!;
-  for (const heldBy of kinds) {
+  const reads = kinds.map((heldBy) => {
     const others = [...ids].filter(([table]) => table !== heldBy.table);
     const keys = others.flatMap(([, list]) => list);
-    if (keys.length === 0) continue;
-    const rows = await db.table(heldBy.table).bulkGet(keys);
+    return { heldBy, others, rows: keys.length === 0 ? undefined : db.table(heldBy.table).bulkGet(keys) };
+  });
+  // Dexie's own all(): a Dexie promise awaited keeps the transaction's zone.
+  const answers = await Dexie.Promise.all(reads.map((read) => read.rows ?? []));
+  for (const [i, { heldBy, others }] of reads.entries()) {
+    const rows = answers[i] as readonly unknown[];
     const at = rows.findIndex((row) => row !== undefined);
     if (at < 0) continue;
     let offset = at;

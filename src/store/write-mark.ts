@@ -1,4 +1,4 @@
-import type { DBCore, DBCoreMutateRequest, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie';
+import Dexie, { type DBCore, type DBCoreMutateRequest, type DBCoreMutateResponse, type DBCoreTable, type DBCoreTransaction, type Middleware } from 'dexie';
 import { newId } from '../ids.js';
 import { memoryKindIn } from '../memories/registry.js';
 import type { IndexLogRow, VectorBlock } from '../schema/records.js';
@@ -74,14 +74,16 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
           const next = newId();
           own.push(next);
           if (own.length > RECENT_OWN) own.shift();
-          done = meta()
-            .get({ trans, key: WRITE_MARK_KEY })
-            .then((row: { value?: unknown } | undefined) => {
-              const previous = typeof row?.value === 'string' ? row.value : NO_MARK;
+          // The read and the replacing put are issued together: the transaction runs them in order, so the read
+          // still sees the old mark, and the put does not wait a round trip to the storage process for it.
+          const previousRow = meta().get({ trans, key: WRITE_MARK_KEY });
+          const replaced = meta().mutate({ type: 'put', trans, values: [{ key: WRITE_MARK_KEY, value: next }] });
+          done = Dexie.Promise.all([previousRow, replaced])
+            .then(([row]) => {
+              const value = (row as { value?: unknown } | undefined)?.value;
+              const previous = typeof value === 'string' ? value : NO_MARK;
               if (!own.includes(previous)) mark.foreignSeen = true;
-              return meta()
-                .mutate({ type: 'put', trans, values: [{ key: WRITE_MARK_KEY, value: next }] })
-                .then(() => ({ previous, next }));
+              return { previous, next };
             })
             .then((marks) => {
               // The mark counts as this engine's only once the transaction commits (an aborted one left the old mark).
@@ -114,7 +116,10 @@ export function writeMarkMiddleware(): { mark: WriteMark; middleware: Middleware
                   const row: IndexLogRow = { previous: marks.previous, mark: marks.next, ids: memoriesOf(table, name, req, deleted) };
                   if (name === 'vectorBlocks' && (req.type === 'put' || req.type === 'add')) row.blocks = (req.values as VectorBlock[]).map((block) => block.id);
                   if (name !== 'vectorBlocks') row.table = name;
-                  await down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] });
+                  // The log row and the mutation are issued together (in that order, which the transaction keeps):
+                  // neither waits a round trip for the other, and a failure of either still fails the write.
+                  const [, response] = await Dexie.Promise.all([down.table(INDEX_LOG_TABLE).mutate({ type: 'add', trans: req.trans, values: [row] }), table.mutate(req)]);
+                  return response as DBCoreMutateResponse;
                 }
                 return table.mutate(req);
               }),
