@@ -16,6 +16,9 @@ import type { SyncOutboxRow, SyncVersion } from '../replication/replica-records.
 
 /** The last published schema version. */
 const LATEST_VERSION = 7;
+/** The names Dexie gives its built-in liveQuery middlewares (dexie's observabilityMiddleware and cacheMiddleware). */
+export const DEXIE_OBSERVABILITY = 'Observability';
+export const DEXIE_LIVE_QUERY_CACHE = 'Cache';
 
 /**
  * The IndexedDB schema. Each `version()` is a migration: never edit a
@@ -100,6 +103,11 @@ export class EngramDatabase extends Dexie {
     // A memory kind no published version declares (one registered beyond engram's own: memories/registry.ts) has the table its kind describes.
     const unpublished = memoryKinds().filter((kind) => !published.has(kind.table));
     if (unpublished.length > 0) this.version(LATEST_VERSION + 1).stores(Object.fromEntries(unpublished.map((kind) => [kind.table, kind.indexes])));
+    // Dexie's liveQuery machinery, which engram does not use (live() and the cross-tab signal follow the change feed):
+    // its Observability middleware builds key range sets over every index of each mutation and, on commit, posts them
+    // to a BroadcastChannel and a DOM event; its Cache middleware serves liveQuery's cache. Both are work every write paid.
+    this.unuse({ stack: 'dbcore', name: DEXIE_OBSERVABILITY });
+    this.unuse({ stack: 'dbcore', name: DEXIE_LIVE_QUERY_CACHE });
     // Every readwrite transaction takes `meta`: one writer at a time (see one-writer.ts).
     this.use(oneWriterMiddleware());
     const { mark, middleware } = writeMarkMiddleware();
