@@ -97,7 +97,9 @@ export async function observe(ctx: EngineContext, deps: ObserveDeps, input: With
   const keepTurns = deps.turns.policy.keep === 'always' || (deps.turns.policy.keep === 'without-llm' && !deps.llm);
   const kept = keepTurns ? await exchangeTurns(ctx, input, userId, sessionId) : { records: [], vectors: [] };
   const turns = { stored: kept.records.length };
-  const putTurns = (scope: CommitScope) => deps.turns.putInTransaction(scope, kept.records, kept.vectors);
+  // exchangeTurns gives no ids, so buildTurn drew each at random: the id-space check need not read them.
+  const drawnIds = kept.records.map((record) => record.id);
+  const putTurns = (scope: CommitScope) => deps.turns.putInTransaction(scope, kept.records, kept.vectors, [], drawnIds);
   checkCaller();
   if (!deps.llm) {
     const { event, row } = extraction('skipped', 0, false, 'no LLM provider is configured');

@@ -39,8 +39,11 @@ export interface CommitScope {
    * (its stored one goes), else the one it has. `mayExist`: the ids that
    * can hold a vector already (default: all); ids known to be new need no
    * lookup, which keeps a bulk insert at one request per vector block.
+   * `drawnIds`: ids this call drew from newId() (random UUIDs) for these
+   * records; no row of another kind can hold one, so the id-space check
+   * skips them and reads nothing for them.
    */
-  put<R extends StoredRecord>(kind: VectoredKind<R>, records: readonly R[], vectors?: RecordVectors, options?: { mayExist?: readonly string[] }): Promise<void>;
+  put<R extends StoredRecord>(kind: VectoredKind<R>, records: readonly R[], vectors?: RecordVectors, options?: { mayExist?: readonly string[]; drawnIds?: readonly string[] }): Promise<void>;
   /** Deletes records of a declared kind, with their vectors. */
   remove(kind: VectoredKind<never>, ids: readonly string[]): Promise<void>;
   /** The stored record of a kind, or NotFoundError. */
@@ -115,14 +118,15 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
     const inScope = options.quiet ? declared : hooked ? [...new Set<string>([...withIdSpace(declared), ...hook.tables])] : withIdSpace(declared);
     const events: WriteEvent[] = [];
     const after: (() => void)[] = [];
-    const scope = commitScope(db, operation, parts, events, after);
+    const drawn = new Set<string>();
+    const scope = commitScope(db, operation, parts, events, after, drawn);
     let result;
     try {
       result = await db.transaction('rw', inScope.map((name) => db.table(name)), async (tx) => {
         if (options.quiet) db.changes.markQuiet(tx.idbtrans as never);
         const value = await body(scope);
         // Access-time bookkeeping (quiet) only rewrites stored rows under their own ids.
-        if (!options.quiet) await refuseSharedIds(db, tx);
+        if (!options.quiet) await refuseSharedIds(db, tx, drawn);
         if (hooked) await hook.run(tx, db.changes.written(tx.idbtrans as never), options);
         return value;
       });
@@ -135,7 +139,7 @@ export function createCommit(db: EngramDatabase, emit: (event: WriteEvent) => vo
   };
 }
 
-function commitScope(db: EngramDatabase, operation: string, parts: readonly CommitPart[], events: WriteEvent[], after: (() => void)[]): CommitScope {
+function commitScope(db: EngramDatabase, operation: string, parts: readonly CommitPart[], events: WriteEvent[], after: (() => void)[], drawn: Set<string>): CommitScope {
   const declared = new Set(parts.map((part) => (typeof part === 'string' ? part : part.table)));
   const mustDeclare = (table: string) => {
     if (!declared.has(table)) throw new Error(`The commit "${operation}" writes the ${table} table without declaring it.`);
@@ -144,6 +148,8 @@ function commitScope(db: EngramDatabase, operation: string, parts: readonly Comm
     async put(kind, records, vectors, options = {}) {
       mustDeclare(kind.table);
       if (records.length === 0) return;
+      const ids = new Set(records.map((record) => record.id));
+      for (const id of options.drawnIds ?? []) if (ids.has(id)) drawn.add(id);
       const vectorAt = (record: StoredRecord, i: number) => (vectors instanceof Map ? vectors.get(record.id) : (vectors as readonly (Float32Array | undefined)[] | undefined)?.[i]);
       const entries: { id: string; userId: string; kind: string; vector: Float32Array }[] = [];
       const dropped: string[] = [];
@@ -176,9 +182,12 @@ function commitScope(db: EngramDatabase, operation: string, parts: readonly Comm
   };
 }
 
-/** Throws a ValidationError when the transaction put an id into one id-space table that another holds. */
-async function refuseSharedIds(db: EngramDatabase, tx: Transaction): Promise<void> {
-  const ids = idsWritten(db.changes.written(tx.idbtrans as never));
+/**
+ * Throws a ValidationError when the transaction put an id into one id-space table that another holds.
+ * Ids in `drawn` were drawn at random for this commit's records (scope.put's `drawnIds`), so they are not read.
+ */
+async function refuseSharedIds(db: EngramDatabase, tx: Transaction, drawn: ReadonlySet<string>): Promise<void> {
+  const ids = idsWritten(db.changes.written(tx.idbtrans as never), drawn);
   if (ids.size === 0) return;
   // Read through the transaction object itself, not Dexie's ambient zone: with other engines' promises interleaving,
   // an ambient read can land outside this transaction, wait for its locks, and let it commit with the body unfinished.

@@ -66,12 +66,12 @@ export async function findIdConflict(db: TableSource, ids: ReadonlyMap<string, r
   return undefined;
 }
 
-/** The ids a transaction's rows put into each id-space table. */
-export function idsWritten(rows: readonly RowChange[]): Map<string, string[]> {
+/** The ids a transaction's rows put into each id-space table, but those in `skip` (drawn at random for the commit: see commit.ts). */
+export function idsWritten(rows: readonly RowChange[], skip: ReadonlySet<string> = new Set()): Map<string, string[]> {
   const space = new Set(idSpaceTables());
   const ids = new Map<string, string[]>();
   for (const row of rows) {
-    if (row.value === undefined || !space.has(row.table)) continue;
+    if (row.value === undefined || !space.has(row.table) || skip.has(row.key)) continue;
     let list = ids.get(row.table);
     if (!list) ids.set(row.table, (list = []));
     list.push(row.key);

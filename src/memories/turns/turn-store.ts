@@ -45,7 +45,8 @@ export class TurnStore {
         const old = stored.get(record.id);
         if (old) record.seq = old.seq;
       }
-      await this.putInTransaction(scope, records, vectors, [...stored.keys()]);
+      const drawn = records.flatMap((record, i) => (inputs[i]!.id === undefined ? [record.id] : []));
+      await this.putInTransaction(scope, records, vectors, [...stored.keys()], drawn);
     });
     return records;
   }
@@ -53,8 +54,9 @@ export class TurnStore {
   /**
    * Writes turns and their vectors inside the caller's open commit (observe's
    * turn, `add`), which declares TURNS, then applies retention to their users there too.
+   * `drawnIds`: the records' ids that buildTurn drew at random (no id was given), which the id-space check skips.
    */
-  async putInTransaction(scope: CommitScope, records: readonly Turn[], vectors: readonly Float32Array[], mayExist: readonly string[] = []): Promise<void> {
+  async putInTransaction(scope: CommitScope, records: readonly Turn[], vectors: readonly Float32Array[], mayExist: readonly string[] = [], drawnIds: readonly string[] = []): Promise<void> {
     const { db } = this.ctx;
     // New turns go after the user's last one, in the order given (one writer at a time: see store/one-writer.ts).
     const existing = new Set(mayExist);
@@ -68,7 +70,7 @@ export class TurnStore {
       record.seq = next.get(record.userId)!;
       next.set(record.userId, record.seq + 1);
     }
-    await scope.put(TURNS, records, vectors, { mayExist });
+    await scope.put(TURNS, records, vectors, { mayExist, drawnIds });
     for (const userId of new Set(records.map((r) => r.userId))) {
       await scope.remove(TURNS, await selectTurnEvictions(db, userId, this.policy, this.ctx.now()));
     }
