@@ -64,6 +64,16 @@ describe('ids are unique across memory kinds', () => {
     expect((await memory.facts.get('f1')).text).toBe('The user grew up in Lyon, France');
   });
 
+  it("an id observe() generated for a turn is refused for another kind (the commit skips only the generated id's own check)", async () => {
+    const memory = await open();
+    await memory.observe({ user: 'My sister lives in Porto', assistant: 'Porto is lovely in spring.' });
+    const [turn] = await memory.turns.list({ order: 'asc' });
+    const before = await snapshot(memory);
+    const error = await refusedWith(memory.facts.add({ id: turn!.id, text: 'The user has a sister in Porto' }, { merge: false }), ValidationError);
+    expect(error.message).toMatch(/is already used by a turn/);
+    expect(await snapshot(memory)).toEqual(before);
+  });
+
   it("an import is refused when one of its memories has a stored memory's id of another kind, and writes nothing", async () => {
     const { memory, taskId } = await stocked();
     const before = await snapshot(memory);
