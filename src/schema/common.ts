@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { withThousands } from '../text/thousands.js';
 
 /**
  * Ids are opaque strings chosen by engram (or by the app). They are bounded and
@@ -56,7 +57,7 @@ export function jsonRecordSchema(maxChars: number) {
     } catch {
       return false;
     }
-  }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${maxChars.toLocaleString('en-US')} characters`));
+  }, `must be plain JSON data (no functions, cycles or BigInts) of at most ${withThousands(maxChars)} characters`));
 }
 
 /** Free-form plain JSON data an app attaches to a memory (`metadata`); `filter` can match its top-level keys. */
