@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { safeParse } from '../schema/safe-parse.js';
+import { builtSchema } from '../schema/lazy-schema.js';
 import type { EngineContext } from '../engine-context.js';
 import type { LLMProvider } from '../llm/types.js';
 import { profileFieldsSchema, profileOf, type ProfileRecord } from '../schema/profile.js';
@@ -42,7 +43,7 @@ export async function proposeProfile(
 
   const accepted: Record<string, unknown> = {};
   const ignored: string[] = [];
-  const shape = profileFieldsSchema.shape as Record<string, z.ZodMiniType>;
+  const shape = builtSchema(profileFieldsSchema).shape as Record<string, z.ZodMiniType>;
   for (const [key, value] of Object.entries(result.value.updates)) {
     // Own keys only: a reply naming `constructor` or `__proto__` must not reach Object.prototype's members.
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;

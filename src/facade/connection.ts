@@ -3,6 +3,7 @@ import { isEmbedder } from '../schema/embedder.js';
 import type { EngineConfig } from '../engine/parts.js';
 import type { EngineRemote } from '../rpc/engine-remote.js';
 import type { MemoryOptions } from '../schema/memory-options.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
 /** What a connector gives the `Memory` facade: the engine's dispatcher, and how to shut it down. */
 export interface Connection {
@@ -12,7 +13,7 @@ export interface Connection {
 }
 
 /** `memory.close()`'s options: how long in-flight work may take before the database closes anyway. */
-export const closeOptionsSchema = z.strictObject({ timeoutMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(600_000))) });
+export const closeOptionsSchema = lazySchema(() => z.strictObject({ timeoutMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(600_000))) }));
 
 /** The engine's plain-data configuration from createMemory's options: the same in-process or in a worker. */
 export function engineConfigOf(options: MemoryOptions): EngineConfig {

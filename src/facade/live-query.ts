@@ -3,6 +3,7 @@ import { EngramError, StorageError } from '../errors.js';
 import { parseInput } from '../schema/parse.js';
 import type { ChangeEvent, ChangeTable } from '../telemetry/events.js';
 import { replaceEqualDeep } from './replace-equal-deep.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
 /** What a live query holds now. A new object each time it changes (React compares snapshots by identity). */
 export interface LiveSnapshot<T> {
@@ -36,11 +37,11 @@ export interface LiveObserver<T> {
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function');
 /** A listener function, or an Observable's observer (its methods each optional). */
-const listenerSchema = z.union([
+const listenerSchema = lazySchema(() => z.union([
   fn,
   // Loose: an Observable library's subscriber carries fields of its own.
   z.looseObject({ next: z.optional(fn), error: z.optional(fn), complete: z.optional(fn) }),
-]);
+]));
 
 /**
  * A query that stays current: it runs when the first subscriber comes, and

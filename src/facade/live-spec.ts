@@ -8,9 +8,10 @@ import { textSchema } from '../schema/common.js';
 import type { ChangeEvent } from '../telemetry/events.js';
 import { LiveQuery } from './live-query.js';
 import type { Memory } from './memory.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
 /** What `memory.live()` takes: one query, with the same options (and defaults) as the method it re-runs. */
-export const liveQuerySchema = z.union([
+export const liveQuerySchema = lazySchema(() => z.union([
   // `prefault`: no options are the empty options, so the default user is filled in as for `recall`.
   z.strictObject({ recall: textSchema, options: z.prefault(recallOptions, {}) }),
   z.strictObject({ facts: factListQuery }),
@@ -19,7 +20,7 @@ export const liveQuerySchema = z.union([
   z.strictObject({ turns: turnListQuery }),
   /** Sync's status (`memory.sync.status`), re-read on every `sync` event. */
   z.strictObject({ sync: z.strictObject({}) }),
-]);
+]));
 
 /** The user id the sync-status query listens for: no real user can have it (ids have no control characters). */
 const SYNC_STATUS = '\u0000sync';

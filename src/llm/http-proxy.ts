@@ -5,26 +5,27 @@ import { parseInput } from '../schema/parse.js';
 import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson } from './http-errors.js';
 import type { LLMProvider, LLMResponse } from './types.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
-export const httpProxyOptionsSchema = z.strictObject({
+export const httpProxyOptionsSchema = lazySchema(() => z.strictObject({
   /** The app's own endpoint, served with `createProxyHandler` from `engram/server`. */
   url: z.url(),
   /** e.g. the app's session cookie or CSRF header; never an LLM key. */
   headers: z.optional(z.record(z.string(), z.string())),
   /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
   maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
-});
+}));
 /**
  * Options of `httpProxy`: your server's URL, headers to send with each request, and the largest reply it reads.
  * @interface
  */
 export type HttpProxyOptions = z.input<typeof httpProxyOptionsSchema>;
 
-const responseSchema = z.object({
+const responseSchema = lazySchema(() => z.object({
   output: z.unknown(),
   costUsd: z.optional(z.number()),
   usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
-});
+}));
 
 /**
  * Sends each request (minus its AbortSignal) to the app's own server, which

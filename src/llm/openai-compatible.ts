@@ -5,8 +5,9 @@ import { parseInput } from '../schema/parse.js';
 import { withDescriptor } from './descriptor.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, networkFailure, readJson, redact } from './http-errors.js';
 import type { LLMProvider, LLMRequest, LLMResponse } from './types.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
-export const openAICompatibleOptionsSchema = z.strictObject({
+export const openAICompatibleOptionsSchema = lazySchema(() => z.strictObject({
   /** e.g. `https://api.openai.com/v1` or a local server's `http://127.0.0.1:8080/v1`. */
   baseURL: z.url(),
   /** Sent as `Authorization: Bearer …` to `baseURL` only. Keep keys off the page: use `httpProxy` in browsers. */
@@ -17,17 +18,17 @@ export const openAICompatibleOptionsSchema = z.strictObject({
   prices: z.optional(z.strictObject({ inputPerMTok: z.number().check(z.gte(0)), outputPerMTok: z.number().check(z.gte(0)) })),
   /** Largest reply body read, in bytes (default 4 MiB); a bigger reply is a ProviderError (`too_large`). */
   maxResponseBytes: z.optional(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024))),
-});
+}));
 /**
  * Options of `openAICompatible`: the API's base URL, key and model, extra headers, prices for `costUsd`, and the largest reply it reads.
  * @interface
  */
 export type OpenAICompatibleOptions = z.input<typeof openAICompatibleOptionsSchema>;
 
-const completionSchema = z.object({
+const completionSchema = lazySchema(() => z.object({
   choices: z.array(z.object({ message: z.object({ content: z.optional(z.nullable(z.string())) }) })).check(z.minLength(1)),
   usage: z.optional(z.object({ prompt_tokens: z.optional(z.number()), completion_tokens: z.optional(z.number()) })),
-});
+}));
 
 /**
  * An OpenAI-compatible chat-completions provider (OpenAI, Azure, vLLM,

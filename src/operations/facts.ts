@@ -1,6 +1,7 @@
 /** The fact operations: stable things about the user (engine/handlers/facts.ts runs them). */
 import * as z from 'zod/mini';
 import { withDefaultUser } from '../schema/default-user.js';
+import { builtSchema, lazySchema } from '../schema/lazy-schema.js';
 import { addManyOptionsSchema, addOptionsSchema, factInputSchema, factPatchSchema } from '../schema/fact.js';
 import { factListQuerySchema } from '../schema/query.js';
 import { byIdOperation, defineOperation, listOperation, param, updateOperation } from './operation.js';
@@ -19,7 +20,7 @@ export const factListQuery = withDefaultUser(factListQuerySchema);
 export const addFact = defineOperation({
   method: 'facts.add',
   name: 'add a fact',
-  input: [param(factInput), param(z.safeExtend(addOptionsSchema, { merge: z._default(z.boolean(), true) }), 'options')],
+  input: [param(factInput), param(lazySchema(() => z.safeExtend(builtSchema(addOptionsSchema), { merge: z._default(z.boolean(), true) })), 'options')],
   runs: 'tracked',
 });
 
@@ -28,8 +29,8 @@ export const addFacts = defineOperation({
   method: 'facts.addMany',
   name: 'add facts',
   input: [
-    param(z.array(factInput).check(z.maxLength(10_000, 'at most 10,000 facts per call'))),
-    param(z.safeExtend(addManyOptionsSchema, { merge: z._default(z.boolean(), false) }), 'options'),
+    param(lazySchema(() => z.array(factInput).check(z.maxLength(10_000, 'at most 10,000 facts per call')))),
+    param(lazySchema(() => z.safeExtend(builtSchema(addManyOptionsSchema), { merge: z._default(z.boolean(), false) })), 'options'),
   ],
 });
 

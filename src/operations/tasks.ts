@@ -2,14 +2,15 @@
 import * as z from 'zod/mini';
 import { idSchema, userIdSchema } from '../schema/common.js';
 import { withDefaultUser } from '../schema/default-user.js';
+import { builtSchema, lazySchema } from '../schema/lazy-schema.js';
 import { stepInputSchema, taskContextSchema, taskOutcomeSchema, taskQuerySchema, taskStartSchema } from '../schema/task.js';
 import { byIdOperation, defineOperation, listOperation, param } from './operation.js';
 
 /** `tasks.list` and a live list of tasks (facade/live-spec.ts) take this. */
 export const taskListQuery = withDefaultUser(
-  z.strictObject({ userId: z.optional(userIdSchema), limit: z._default(z.number().check(z.int(), z.gte(1), z.lte(10_000)), 100) }),
+  lazySchema(() => z.strictObject({ userId: z.optional(userIdSchema), limit: z._default(z.number().check(z.int(), z.gte(1), z.lte(10_000)), 100) })),
 );
-const relevantOptions = withDefaultUser(z.strictObject({ k: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 5), userId: z.optional(userIdSchema) }));
+const relevantOptions = withDefaultUser(lazySchema(() => z.strictObject({ k: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 5), userId: z.optional(userIdSchema) })));
 
 /** Starts a task; the facade wraps the record in a `Task` handle that buffers its steps (facade/task-handle.ts). */
 export const startTask = defineOperation({
@@ -52,7 +53,7 @@ export const taskStats = defineOperation({
 export const relevantPatterns = defineOperation({
   method: 'patterns.relevant',
   name: 'find relevant patterns',
-  input: [param(z.partial(taskContextSchema)), param(relevantOptions)]
+  input: [param(lazySchema(() => z.partial(builtSchema(taskContextSchema)))), param(relevantOptions)]
 });
 
 export const TASK_OPERATIONS = [startTask, recordSteps, completeTask, getTask, listTasks, relevantTasks, taskStats, relevantPatterns] as const;

@@ -3,6 +3,7 @@ import type { MemoryRecord } from '../schema/memory-record.js';
 import { parseInput } from '../schema/parse.js';
 import { timeMentionSchema, type TimeMention } from '../schema/time-mention.js';
 import { timeZoneSchema } from '../schema/time-zone.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
 /** The range a JavaScript Date can hold; outside it, date formatting throws. */
 const MAX_DATE_MS = 8.64e15;
@@ -10,7 +11,7 @@ const dateMsSchema = z.number().check(z.gte(-MAX_DATE_MS), z.lte(MAX_DATE_MS));
 
 export { timeZoneSchema };
 
-export const formatContextOptionsSchema = z.strictObject({
+export const formatContextOptionsSchema = lazySchema(() => z.strictObject({
   /** The moment the prompt is for (default: now). */
   now: z.optional(z.union([dateMsSchema, z.date()])),
   /** IANA time zone for the Now line and every date (default: the runtime's). */
@@ -26,7 +27,7 @@ export const formatContextOptionsSchema = z.strictObject({
    * one list in the hits' order.
    */
   groupBy: z.optional(z.literal('session')),
-});
+}));
 /**
  * Options of `formatContext`: the time zone the dates are written in, the "now" line's time, and a profile line to put first.
  * @interface
@@ -44,7 +45,7 @@ interface HitLike {
 }
 
 /** What rendering reads from a memory; hits built by hand are checked against it (extra fields are fine). */
-export const renderableMemorySchema = z
+export const renderableMemorySchema = lazySchema(() => z
   .looseObject({
     type: z.enum(['episode', 'fact', 'turn']),
     text: z.string(),
@@ -55,15 +56,15 @@ export const renderableMemorySchema = z
     quality: z.optional(z.nullable(z.string())),
     outcomeStatus: z.optional(z.string()),
   })
-  .check(z.refine((m) => m.type !== 'turn' || typeof m.speaker === 'string', { message: 'a turn needs its speaker', path: ['speaker'] }));
-const hitsSchema = z.array(
+  .check(z.refine((m) => m.type !== 'turn' || typeof m.speaker === 'string', { message: 'a turn needs its speaker', path: ['speaker'] })));
+const hitsSchema = lazySchema(() => z.array(
   z.looseObject({
     memory: renderableMemorySchema,
     answers: z.optional(z.looseObject({ id: z.string(), speaker: z.string(), text: z.string() })),
     times: z.optional(z.array(timeMentionSchema).check(z.maxLength(100))),
     session: z.optional(z.looseObject({ id: z.string(), number: z.number().check(z.int(), z.gte(1)), first: dateMsSchema, last: dateMsSchema })),
   }),
-);
+));
 /** How much of the question a turn answers is quoted. */
 const QUOTE_CHARS = 160;
 

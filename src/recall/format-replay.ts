@@ -3,9 +3,10 @@ import type { Episode } from '../schema/episode.js';
 import { timestampSchema } from '../schema/common.js';
 import { parseInput } from '../schema/parse.js';
 import { localDate, timeZoneSchema } from './format-context.js';
+import { lazySchema } from '../schema/lazy-schema.js';
 
 /** What a replay block reads from an episode; episodes built by hand are checked against it. */
-const replayableSchema = z.array(
+const replayableSchema = lazySchema(() => z.array(
   z.looseObject({
     text: z.string(),
     goal: z.optional(z.nullable(z.string())),
@@ -15,8 +16,8 @@ const replayableSchema = z.array(
     tags: z.array(z.string()),
     outcomeStatus: z.string(),
   }),
-);
-const replayOptionsSchema = z.strictObject({ timeZone: z.optional(timeZoneSchema) });
+));
+const replayOptionsSchema = lazySchema(() => z.strictObject({ timeZone: z.optional(timeZoneSchema) }));
 
 /**
  * Renders episodes (typically from `episodes.sequence()`) as replay blocks:

@@ -8,6 +8,7 @@ import {
   timestampSchema,
   userIdSchema,
 } from './common.js';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 export const qualitySchema = z.enum(['success', 'partial', 'failure']);
 /** Structured outcome of the situation the episode describes (lifecycle metadata). */
@@ -19,7 +20,7 @@ export const episodeSourceSchema = z.enum(['manual', 'episode', 'import']);
 const shortList = z.array(z.string().check(z.minLength(1), z.maxLength(500))).check(z.maxLength(50));
 
 /** An episode as stored: "what happened, what we learned". */
-export const episodeRecordSchema = z.object({
+export const episodeRecordSchema = lazySchema(() => z.object({
   id: idSchema,
   type: z.literal('episode'),
   userId: userIdSchema,
@@ -52,7 +53,7 @@ export const episodeRecordSchema = z.object({
   startedAt: timestampSchema,
   endedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
-});
+}));
 /**
  * An episode as stored: what happened and what was learned, with its arc (`parentId`), state, provenance and metadata.
  * @interface
@@ -61,7 +62,7 @@ export type Episode = z.infer<typeof episodeRecordSchema>;
 
 /** The free-text parts of a structured episode, as an app writes them. */
 const proseSchema = z.string().check(z.maxLength(100_000));
-const strictEpisode = z.strictObject(episodeRecordSchema.shape);
+const strictEpisode = lazySchema(() => z.strictObject(builtSchema(episodeRecordSchema).shape));
 
 /** The stored fields an app sets on `add` and may change on `update`, with the record's own schemas. */
 const editableFields = {
@@ -83,9 +84,9 @@ const editableFields = {
 } as const;
 
 /** What `memory.episodes.add()` accepts. Only `text` (or `goal`) is required. */
-export const episodeInputSchema = z
+export const episodeInputSchema = lazySchema(() => z
   .partial(
-    z.extend(z.pick(strictEpisode, { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true, startedAt: true }), {
+    z.extend(z.pick(builtSchema(strictEpisode), { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true, startedAt: true }), {
       text: textSchema,
       goal: textSchema,
       context: proseSchema,
@@ -99,7 +100,7 @@ export const episodeInputSchema = z
       message: 'an episode needs `text` or `goal`',
       path: ['text'],
     }),
-  );
+  ));
 /**
  * What `memory.episodes.add()` takes. Only `text` (or `goal`) is required.
  * @interface
@@ -107,8 +108,8 @@ export const episodeInputSchema = z
 export type EpisodeInput = z.input<typeof episodeInputSchema>;
 
 /** Fields `memory.episodes.update()` may change. Identity and timestamps are engram's. */
-export const episodePatchSchema = z.partial(
-  z.extend(z.pick(strictEpisode, editableFields), {
+export const episodePatchSchema = lazySchema(() => z.partial(
+  z.extend(z.pick(builtSchema(strictEpisode), editableFields), {
     text: textSchema,
     goal: z.nullable(textSchema),
     context: z.nullable(proseSchema),
@@ -116,7 +117,7 @@ export const episodePatchSchema = z.partial(
     outcome: z.nullable(proseSchema),
     lessons: z.nullable(proseSchema),
   }),
-);
+));
 /**
  * What `memory.episodes.update(id, patch)` takes: the fields to change.
  * @interface

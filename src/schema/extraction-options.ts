@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 
 /** Conversational extraction (stage 1 and stage 2). */
-export const extractionOptionsSchema = z.strictObject({
+export const extractionOptionsSchema = lazySchema(() => z.strictObject({
   /** Model for stage 1 (and every other call unless overridden). Providers fall back to their own default. */
   model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   /** Model for stage 2 episode writing; inherits `model` when unset. */
@@ -18,7 +19,7 @@ export const extractionOptionsSchema = z.strictObject({
   retryBackoffMs: z.optional(z.number().check(z.int(), z.gte(0), z.lte(3_600_000))),
   /** Provenance of LLM-written episodes (default 'untrusted': they come from user-supplied text). */
   episodeProvenance: z.optional(z.enum(['trusted', 'untrusted'])),
-});
+}));
 /**
  * `createMemory({ extraction })`: the models and budgets of the stage-1 and episode calls.
  * @interface
@@ -26,7 +27,7 @@ export const extractionOptionsSchema = z.strictObject({
 export type ExtractionOptions = z.input<typeof extractionOptionsSchema>;
 
 /** Facts: creation gate and merge-on-write. */
-export const factOptionsSchema = z.strictObject({
+export const factOptionsSchema = lazySchema(() => z.strictObject({
   /** Facts below this importance are dropped unless they update an existing fact (default 0.3). */
   minImportance: z.optional(z.number().check(z.gte(0), z.lte(1))),
   /** Neighbours (same user and category) considered for a merge (default 5). */
@@ -37,7 +38,7 @@ export const factOptionsSchema = z.strictObject({
   checkFrom: z.optional(z.number().check(z.gte(0), z.lte(1))),
   /** 'recreate' writes a composed fact and retires the old; 'update' rewrites the old in place (default 'recreate'). */
   mergeMode: z.optional(z.enum(['recreate', 'update'])),
-});
+}));
 /**
  * `createMemory({ facts })`: which extracted facts are kept, and when a new fact merges with a current one.
  * @interface
@@ -45,7 +46,7 @@ export const factOptionsSchema = z.strictObject({
 export type FactOptions = z.input<typeof factOptionsSchema>;
 
 /** Episode capture controls, checked before an episode is scheduled. */
-export const captureOptionsSchema = z.strictObject({
+export const captureOptionsSchema = lazySchema(() => z.strictObject({
   /** Turns that must pass after a user's last captured episode (default 3). */
   cooldownTurns: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10_000))),
   /** Minutes that must pass after a user's last captured episode (default 10). */
@@ -56,7 +57,7 @@ export const captureOptionsSchema = z.strictObject({
   mergeWindowHours: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
   /** Merge when novelty (1 − best cosine to a recent episode) is below this (default 0.15). */
   noveltyMin: z.optional(z.number().check(z.gte(0), z.lte(1))),
-});
+}));
 /**
  * `createMemory({ capture })`: cooldowns, a daily cap and a novelty check before an episode is scheduled.
  * @interface

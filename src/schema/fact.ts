@@ -8,6 +8,7 @@ import {
   timestampSchema,
   userIdSchema,
 } from './common.js';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 export const factCategorySchema = z.enum(['profile', 'preference', 'goal', 'relationship', 'skill', 'other']);
 /** What a fact is about: `'profile'`, `'preference'`, `'goal'`, `'relationship'`, `'skill'` or `'other'`. */
@@ -17,7 +18,7 @@ export const factSourceSchema = z.enum(['manual', 'extraction', 'import']);
 export const factStatusSchema = z.enum(['current', 'retired']);
 
 /** A stable thing about the user, with its validity window. */
-export const factRecordSchema = z.object({
+export const factRecordSchema = lazySchema(() => z.object({
   id: idSchema,
   type: z.literal('fact'),
   userId: userIdSchema,
@@ -36,7 +37,7 @@ export const factRecordSchema = z.object({
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
-});
+}));
 /**
  * A fact as stored: a stable thing about the user, with its category, importance and validity window (`validFrom`, `validUntil`, `supersededBy` once retired).
  * @interface
@@ -85,18 +86,18 @@ export function float32VectorProblem(v: ArrayLike<unknown>): { index?: number; m
   return nonZero ? undefined : { message: 'must not be all zeros as float32 (it has no direction)' };
 }
 
-const strictFact = z.strictObject(factRecordSchema.shape);
+const strictFact = lazySchema(() => z.strictObject(builtSchema(factRecordSchema).shape));
 /** The stored fields an app sets on `add` and may change on `update`, with the record's own schemas. */
 const editableFields = { text: true, category: true, importance: true, pinned: true, tags: true, metadata: true } as const;
 
-export const factInputSchema = z.extend(
-  z.partial(z.pick(strictFact, { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true })),
+export const factInputSchema = lazySchema(() => z.extend(
+  z.partial(z.pick(builtSchema(strictFact), { ...editableFields, id: true, userId: true, sessionId: true, createdAt: true })),
   {
     text: textSchema,
     /** Pre-computed: stored instead of embedding `text` (same model as the embedder, which embeds recall queries). */
     embedding: z.optional(embeddingSchema),
   },
-);
+));
 /**
  * What `memory.facts.add()` takes. Only `text` is required; `embedding` stores a vector computed elsewhere.
  * @interface
@@ -104,7 +105,7 @@ export const factInputSchema = z.extend(
 export type FactInput = z.input<typeof factInputSchema>;
 
 /** Options of `facts.add`. */
-export const addOptionsSchema = z.strictObject({
+export const addOptionsSchema = lazySchema(() => z.strictObject({
   /**
    * Merge with a near-identical current fact of the same user and category
    * (default true), as `observe()` does: the same fact at cosine ≥
@@ -114,7 +115,7 @@ export const addOptionsSchema = z.strictObject({
    * `id` the app chose is never merged (it is written under that id).
    */
   merge: z.optional(z.boolean()),
-});
+}));
 /**
  * Options of `memory.facts.add(input, options)`: `{ merge: false }` stores the fact as given.
  * @interface
@@ -122,19 +123,19 @@ export const addOptionsSchema = z.strictObject({
 export type AddOptions = z.input<typeof addOptionsSchema>;
 
 /** Options of `facts.addMany`. */
-export const addManyOptionsSchema = z.strictObject({
+export const addManyOptionsSchema = lazySchema(() => z.strictObject({
   /** Merge each fact as `facts.add` does (default false: a bulk load inserts as given, without a neighbour search per fact). */
   merge: z.optional(z.boolean()),
   /** `false`: resolve to the new facts' ids (in input order) instead of the records, which saves cloning them back to the page. */
   returnRecords: z.optional(z.boolean()),
-});
+}));
 /**
  * Options of `memory.facts.addMany(inputs, options)`.
  * @interface
  */
 export type AddManyOptions = z.input<typeof addManyOptionsSchema>;
 
-export const factPatchSchema = z.partial(z.pick(strictFact, editableFields));
+export const factPatchSchema = lazySchema(() => z.partial(z.pick(builtSchema(strictFact), editableFields)));
 /**
  * What `memory.facts.update(id, patch)` takes: the fields to change (`null` clears a field that may be cleared).
  * @interface

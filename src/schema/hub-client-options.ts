@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 
 /**
  * The hub client's options (hub-client.ts), apart from the client so that
@@ -18,7 +19,7 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-export const hubClientOptionsSchema = z.strictObject({
+export const hubClientOptionsSchema = lazySchema(() => z.strictObject({
   /** The hub's base URL: requests go to `<url>/push` and `<url>/pull`. */
   url: z.string().check(z.refine(isHttpUrl, 'must be an http(s) URL')),
   /** Headers for every request (the app's credentials for its `authorize`), or a function giving them (a fresh token each time). */
@@ -42,7 +43,7 @@ export const hubClientOptionsSchema = z.strictObject({
   sleep: z.optional(z.custom<(ms: number, signal?: AbortSignal) => Promise<void>>(isFunction)),
   /** Jitter source in [0, 1) (default Math.random); injected in tests. */
   random: z.optional(z.custom<() => number>(isFunction)),
-});
+}));
 /**
  * How a device reaches its hub (`createMemory({ sync: { remote } })`): the URL, the headers that carry the app's credentials, retries, time limits and batch sizes.
  * @interface

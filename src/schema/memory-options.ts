@@ -9,12 +9,13 @@ import type { LLMProvider } from '../llm/types.js';
 import { syncOptionsSchema } from './sync-options.js';
 import { timeParserSchema } from './time-parser.js';
 import type { TimeQueryParser } from '../time/query-parser.js';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `must be a function (${what})`);
 
 /** Everything `createMemory()` accepts. Unknown keys are rejected so typos surface. */
-export const memoryOptionsSchema = z.strictObject({
-  name: engineSettingsSchema.shape.name,
+export const memoryOptionsSchema = lazySchema(() => z.strictObject({
+  name: builtSchema(engineSettingsSchema).shape.name,
   indexedDB: z.optional(
     z.custom<IDBFactory>(
       (v) => typeof v === 'object' && v !== null && typeof (v as IDBFactory).open === 'function',
@@ -67,7 +68,7 @@ export const memoryOptionsSchema = z.strictObject({
    * query names ("on May 8th", "yesterday evening", "last week") as that
    * zone's calendar days. Default: the runtime's. `recall({ timeZone })` overrides it per call.
    */
-  timeZone: engineSettingsSchema.shape.timeZone,
+  timeZone: builtSchema(engineSettingsSchema).shape.timeZone,
   /**
    * Reads the times and sessions a recall query names, in the app's
    * language (default: English, `englishTimeParser`). Functions cannot be
@@ -91,7 +92,7 @@ export const memoryOptionsSchema = z.strictObject({
   clock: z.optional(fn('() => number')),
   /** Sync with other devices through a hub (docs/sync.md): `{ remote, key, space, intervalMs?, autoStart? }`; see `memory.sync`. */
   sync: z.optional(syncOptionsSchema),
-});
+}));
 
 /**
  * What `createMemory()` takes: the store's name and where it lives, the

@@ -2,11 +2,12 @@ import * as z from 'zod/mini';
 import { safeParse } from './safe-parse.js';
 import { isValidTimeZone } from './time-zone.js';
 import { timestampSchema, userIdSchema } from './common.js';
+import { lazySchema } from './lazy-schema.js';
 
 const shortText = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
 /** The compact structured profile of one user. Every field is optional; `extra` holds free keys. */
-export const profileFieldsSchema = z.partial(z.strictObject({
+export const profileFieldsSchema = lazySchema(() => z.partial(z.strictObject({
   name: shortText,
   preferredTone: shortText,
   language: shortText,
@@ -14,7 +15,7 @@ export const profileFieldsSchema = z.partial(z.strictObject({
   timeZone: z.string().check(z.refine(isValidTimeZone, 'must be a valid IANA time zone, e.g. "Europe/Lisbon"')),
   goals: z.array(shortText).check(z.maxLength(20)),
   extra: z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(500))),
-}));
+})));
 export type ProfileFields = z.infer<typeof profileFieldsSchema>;
 /**
  * What `memory.profile.update(userId, patch)` takes: any of the profile's fields.
@@ -23,11 +24,11 @@ export type ProfileFields = z.infer<typeof profileFieldsSchema>;
 export type ProfilePatch = z.input<typeof profileFieldsSchema>;
 
 /** A row of the `profiles` table: the validated fields of one user. */
-export const profileRecordSchema = z.strictObject({
+export const profileRecordSchema = lazySchema(() => z.strictObject({
   userId: userIdSchema,
   fields: profileFieldsSchema,
   updatedAt: timestampSchema,
-});
+}));
 export type ProfileRecord = z.infer<typeof profileRecordSchema>;
 
 /**

@@ -3,15 +3,16 @@ import { idSchema, memoryTypeSchema, tagSchema, timestampSchema, userIdSchema } 
 import { episodeStateSchema, outcomeStatusSchema } from './episode.js';
 import { timeZoneSchema } from './time-zone.js';
 import { embeddingSchema, factCategorySchema } from './fact.js';
+import { lazySchema } from './lazy-schema.js';
 
-const scalar = z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean(), z.null()]);
+const scalar = () => z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean(), z.null()]);
 
 /**
  * Metadata filter: every key must match. A scalar matches by equality, an
  * array matches when the field equals any of its values (or, for array
  * fields, shares one). Keys name top-level `metadata` keys or known fields.
  */
-export const metadataFilterSchema = z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.union([scalar, z.array(scalar).check(z.maxLength(100))]));
+export const metadataFilterSchema = lazySchema(() => z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.union([scalar(), z.array(scalar()).check(z.maxLength(100))])));
 /**
  * A `filter` of `recall` and the list calls: every key must match. A key
  * names a top-level `metadata` key or a known field; a scalar value matches
@@ -20,28 +21,28 @@ export const metadataFilterSchema = z.record(z.string().check(z.minLength(1), z.
  */
 export type MetadataFilter = z.infer<typeof metadataFilterSchema>;
 
-const timeRange = {
+const timeRange = () => ({
   /** Inclusive lower bound on `createdAt` (epoch ms or Date). */
   since: z.optional(z.union([timestampSchema, z.date()])),
   /** Inclusive upper bound on `createdAt` (epoch ms or Date). */
   until: z.optional(z.union([timestampSchema, z.date()])),
-};
+});
 
 /** A session's place among a user's sessions: 1 the first, -1 the latest. */
-const sessionPlace = z.number().check(
+const sessionPlace = () => z.number().check(
   z.int(),
   z.gte(-1_000_000),
   z.lte(1_000_000),
   z.refine((n) => n !== 0, 'must not be 0: 1 is the first session, -1 the latest'),
 );
 
-export const recallOptionsSchema = z.strictObject({
+export const recallOptionsSchema = lazySchema(() => z.strictObject({
   userId: z.optional(userIdSchema),
   k: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))),
   types: z.optional(z.array(memoryTypeSchema).check(z.minLength(1))),
   /** Keep memories carrying at least one of these tags. */
   tags: z.optional(z.array(tagSchema).check(z.maxLength(50))),
-  ...timeRange,
+  ...timeRange(),
   filter: z.optional(metadataFilterSchema),
   /** Archived episodes are left out unless asked for. */
   includeArchived: z.optional(z.boolean()),
@@ -85,14 +86,14 @@ export const recallOptionsSchema = z.strictObject({
    * `to` are inclusive and default to the first and the latest.
    * `{ from: -3 }` is the last three sessions.
    */
-  sessions: z.optional(z.strictObject({ from: z.optional(sessionPlace), to: z.optional(sessionPlace) })),
+  sessions: z.optional(z.strictObject({ from: z.optional(sessionPlace()), to: z.optional(sessionPlace()) })),
   /**
    * The session the question is asked in: the query's references to
    * sessions count the ones before it ("our last conversation" is the one
    * before this), and "this conversation" is it.
    */
   currentSessionId: z.optional(idSchema),
-});
+}));
 /**
  * Options of `memory.recall(query, options)`: whose memories (`userId`), how
  * many (`k`), which kinds and tags, a time window, a metadata `filter`, and
@@ -101,19 +102,19 @@ export const recallOptionsSchema = z.strictObject({
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
-const listBase = {
+const listBase = () => ({
   userId: z.optional(userIdSchema),
   limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(100_000))),
   offset: z.optional(z.number().check(z.int(), z.gte(0))),
   tags: z.optional(z.array(tagSchema).check(z.maxLength(50))),
-  ...timeRange,
+  ...timeRange(),
   filter: z.optional(metadataFilterSchema),
   /** By creation time; newest first by default. */
   order: z.optional(z.enum(['asc', 'desc'])),
-};
+});
 
-export const episodeListQuerySchema = z.strictObject({
-  ...listBase,
+export const episodeListQuerySchema = lazySchema(() => z.strictObject({
+  ...listBase(),
   sessionId: z.optional(idSchema),
   parentId: z.optional(z.nullable(idSchema)),
   participants: z.optional(z.array(z.string().check(z.minLength(1))).check(z.maxLength(50))),
@@ -121,29 +122,29 @@ export const episodeListQuerySchema = z.strictObject({
   entities: z.optional(z.array(z.string().check(z.minLength(1))).check(z.maxLength(50))),
   outcomeStatus: z.optional(z.array(outcomeStatusSchema).check(z.minLength(1))),
   state: z.optional(z.array(episodeStateSchema).check(z.minLength(1))),
-});
+}));
 /**
  * Options of `memory.episodes.list()`: whose, which states, tags, outcome status and time window, how many.
  * @interface
  */
 export type EpisodeListQuery = z.input<typeof episodeListQuerySchema>;
 
-export const factListQuerySchema = z.strictObject({
-  ...listBase,
+export const factListQuerySchema = lazySchema(() => z.strictObject({
+  ...listBase(),
   category: z.optional(z.array(factCategorySchema).check(z.minLength(1))),
   includeRetired: z.optional(z.boolean()),
-});
+}));
 /**
  * Options of `memory.facts.list()`: whose, which categories and tags, retired versions or not, how many.
  * @interface
  */
 export type FactListQuery = z.input<typeof factListQuerySchema>;
 
-export const exportOptionsSchema = z.strictObject({
+export const exportOptionsSchema = lazySchema(() => z.strictObject({
   userId: z.optional(userIdSchema),
   /** Include embedding vectors (bigger file; import skips re-embedding when the embedder matches). Default true. */
   vectors: z.optional(z.boolean()),
-});
+}));
 /**
  * Options of `memory.export()`: one user's memories or everyone's, with their vectors or without.
  * @interface

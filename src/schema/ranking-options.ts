@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 
 /**
  * How recall turns its signals into one score:
@@ -26,7 +27,7 @@ import * as z from 'zod/mini';
 const multiplier = z.number().check(z.gte(0), z.lte(100));
 
 /** The scoring itself is search/ranking.ts. */
-export const rankingOptionsSchema = z.strictObject({
+export const rankingOptionsSchema = lazySchema(() => z.strictObject({
   weights: z.optional(z.partial(z.strictObject({
     similarity: z.number().check(z.gte(0), z.lte(100)),
     importance: z.number().check(z.gte(0), z.lte(100)),
@@ -87,7 +88,7 @@ export const rankingOptionsSchema = z.strictObject({
    * query's words).
    */
   timeWindowBoost: z.optional(z.number().check(z.gte(0), z.lte(100))),
-});
+}));
 /**
  * `createMemory({ ranking })`: the weights of the recall score (see the formula on `rankingOptionsSchema` in the source, and docs/ranking.md).
  * @interface

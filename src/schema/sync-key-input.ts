@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 /**
  * What `createSyncKey` (sync-key.ts) accepts, apart from the key making so
@@ -37,7 +38,7 @@ const cryptoKey = (check: (key: CryptoKey) => boolean, message: string) => z.cus
 const bytesOrText = z.union([z.string(), z.custom<Uint8Array>(isUint8Array, 'must be a string or a Uint8Array')]);
 const byteLength = (v: string | Uint8Array) => (typeof v === 'string' ? new TextEncoder().encode(v).length : v.length);
 
-const variants = [
+const variants = () => [
   z.strictObject({ key: cryptoKey((k) => k.algorithm.name === 'HKDF' && k.usages.includes('deriveKey'), "must be an HKDF CryptoKey with the 'deriveKey' usage") }),
   z.strictObject({ secret: bytesOrText.check(z.refine((v) => byteLength(v) >= MIN_SECRET_BYTES, `must be at least ${MIN_SECRET_BYTES} bytes of high-entropy secret (for a password, use { passphrase, salt })`)) }),
   z.strictObject({
@@ -56,12 +57,12 @@ const variants = [
     ),
   }),
 ] as const;
-export const syncKeyInputSchema = z.union(variants);
+export const syncKeyInputSchema = lazySchema(() => z.union(variants()));
 
 /** The variant the input means, told by its first field, so a wrong value is reported against that variant's fields (a union says only "Invalid input"). */
 export function variantOf(input: unknown): z.ZodMiniType {
   if (input === null || typeof input !== 'object') return syncKeyInputSchema;
-  const [key, secret, passphrase, pair] = variants;
+  const [key, secret, passphrase, pair] = builtSchema(syncKeyInputSchema).def.options;
   if ('encryptionKey' in input || 'hashKey' in input) return pair;
   if ('passphrase' in input) return passphrase;
   if ('secret' in input) return secret;

@@ -1,14 +1,15 @@
 import * as z from 'zod/mini';
 import { hubClientOptionsSchema } from './hub-client-options.js';
 import { syncKeyInputSchema } from './sync-key-input.js';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 /**
  * `createMemory({ sync })` and `memory.sync.start(options)`: where the hub
  * is, the key the space's rows are sealed under, and the space's name.
  */
-export const syncOptionsSchema = z.strictObject({
+export const syncOptionsSchema = lazySchema(() => z.strictObject({
   /** The hub: its URL, or the hub client's options (`{ url, headers, fetch, retries, ... }`: replication/hub-client.ts). */
-  remote: z.union([hubClientOptionsSchema.shape.url, hubClientOptionsSchema]),
+  remote: z.union([builtSchema(hubClientOptionsSchema).shape.url, hubClientOptionsSchema]),
   /** The key (replication/sync-key.ts `SyncKeyInput`): every device of the space needs the same one. */
   key: syncKeyInputSchema,
   /** The space's name, the same on every device of it (it is bound into every row; the hub's `authorize` decides the space it stores them in). */
@@ -17,7 +18,7 @@ export const syncOptionsSchema = z.strictObject({
   intervalMs: z.optional(z.number().check(z.int(), z.gte(10), z.lte(86_400_000))),
   /** With `createMemory({ sync })`: start at once (default true). */
   autoStart: z.optional(z.boolean()),
-});
+}));
 /**
  * `createMemory({ sync })` and `memory.sync.start(options)`: `remote` (the hub), `key`, `space`, `intervalMs`, `autoStart` (docs/sync.md).
  * @interface

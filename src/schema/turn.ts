@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { idSchema, importanceSchema, metadataSchema, tagsSchema, textSchema, timestampSchema, userIdSchema } from './common.js';
 import { embeddingSchema } from './fact.js';
+import { builtSchema, lazySchema } from './lazy-schema.js';
 
 /**
  * Who said a turn: `user` and `assistant` for what `observe()` keeps, or a
@@ -21,7 +22,7 @@ export const speakerSchema = z
  * stores when no LLM extracts facts from it (see `turns` in createMemory's
  * options), or what an app imports with `turns.add`.
  */
-export const turnRecordSchema = z.object({
+export const turnRecordSchema = lazySchema(() => z.object({
   id: idSchema,
   type: z.literal('turn'),
   userId: userIdSchema,
@@ -37,7 +38,7 @@ export const turnRecordSchema = z.object({
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
   lastAccessedAt: timestampSchema,
-});
+}));
 /**
  * A turn as stored: one message of a conversation, with its speaker, session, place (`seq`) and time.
  * @interface
@@ -45,9 +46,9 @@ export const turnRecordSchema = z.object({
 export type Turn = z.infer<typeof turnRecordSchema>;
 
 /** What `memory.turns.add()` takes: the record's own fields, only `speaker` and `text` required. */
-export const turnInputSchema = z.extend(
+export const turnInputSchema = lazySchema(() => z.extend(
   z.partial(
-    z.pick(z.strictObject(turnRecordSchema.shape), {
+    z.pick(z.strictObject(builtSchema(turnRecordSchema).shape), {
       id: true,
       userId: true,
       sessionId: true,
@@ -64,7 +65,7 @@ export const turnInputSchema = z.extend(
     /** Pre-computed: stored instead of embedding `text` (same model as the embedder). */
     embedding: z.optional(embeddingSchema),
   },
-);
+));
 /**
  * What `memory.turns.add()` takes: a speaker and a text, with its session and time when known.
  * @interface
@@ -73,10 +74,10 @@ export type TurnInput = z.input<typeof turnInputSchema>;
 
 /** `memory.turns.addMany()`: at most this many per call, stored in one transaction. */
 export const MAX_TURNS_PER_CALL = 10_000;
-export const turnInputsSchema = z.array(turnInputSchema).check(z.maxLength(MAX_TURNS_PER_CALL, 'at most 10,000 turns per call'));
+export const turnInputsSchema = lazySchema(() => z.array(turnInputSchema).check(z.maxLength(MAX_TURNS_PER_CALL, 'at most 10,000 turns per call')));
 
 /** Options of `turns.list`: one user's turns by time, newest first unless `order: 'asc'`. */
-export const turnListQuerySchema = z.strictObject({
+export const turnListQuerySchema = lazySchema(() => z.strictObject({
   userId: z.optional(userIdSchema),
   sessionId: z.optional(idSchema),
   speaker: z.optional(speakerSchema),
@@ -85,7 +86,7 @@ export const turnListQuerySchema = z.strictObject({
   since: z.optional(z.union([timestampSchema, z.date()])),
   until: z.optional(z.union([timestampSchema, z.date()])),
   order: z.optional(z.enum(['asc', 'desc'])),
-});
+}));
 /**
  * Options of `memory.turns.list()`: whose turns, of which session or speaker, in which order, how many.
  * @interface

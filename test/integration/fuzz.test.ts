@@ -8,6 +8,7 @@ import { factRecordSchema } from '../../src/schema/fact.js';
 import { turnRecordSchema } from '../../src/schema/turn.js';
 import { profileFieldsSchema } from '../../src/schema/profile.js';
 import { stepInputSchema, taskContextSchema, taskOutcomeSchema } from '../../src/schema/task.js';
+import { builtSchema } from '../../src/schema/lazy-schema.js';
 import { freshIndexedDB, realEmbedder } from '../support/memory.js';
 import { memoryFixture } from '../support/memory-fixture.js';
 
@@ -207,20 +208,20 @@ function ownedBy(lines: Lines, userId: unknown): (key: string) => boolean {
  */
 const finite = z.number();
 const taskRecordShape = z.strictObject({
-  id: z.string().check(z.minLength(1)), userId: z.string().check(z.minLength(1)), description: z.string(), type: z.string().check(z.minLength(1)), context: z.strictObject(taskContextSchema.shape),
+  id: z.string().check(z.minLength(1)), userId: z.string().check(z.minLength(1)), description: z.string(), type: z.string().check(z.minLength(1)), context: z.strictObject(builtSchema(taskContextSchema).shape),
   status: z.enum(['running', 'completed']), startedAt: timestampSchema, completedAt: z.nullable(timestampSchema), stepCount: z.number().check(z.int(), z.gte(0)),
   outcome: z.nullable(taskOutcomeSchema),
   reward: z.nullable(z.record(z.string(), finite)),
   reflection: z.nullable(z.strictObject({ successes: z.array(z.string()), improvements: z.array(z.string()), insights: z.array(z.string()) })),
   patternIds: z.array(z.string().check(z.minLength(1))), metadata: metadataSchema,
 });
-const stepRecordShape = z.strictObject({ ...stepInputSchema.shape, id: z.string().check(z.minLength(1)), taskId: z.string().check(z.minLength(1)), index: z.number().check(z.int(), z.gte(1)), at: timestampSchema });
+const stepRecordShape = z.strictObject({ ...builtSchema(stepInputSchema).shape, id: z.string().check(z.minLength(1)), taskId: z.string().check(z.minLength(1)), index: z.number().check(z.int(), z.gte(1)), at: timestampSchema });
 const patternRecordShape = z.strictObject({
   id: z.string().check(z.minLength(1)), userId: z.string().check(z.minLength(1)), kind: z.enum(['tool-sequence', 'error-recovery', 'decision-point', 'context']), description: z.string(),
   tools: z.array(z.string()), domain: z.string(), language: z.nullable(z.string()), occurrences: z.number().check(z.int(), z.gte(1)), successRate: z.number().check(z.gte(0), z.lte(1)),
   confidence: finite, evidenceTaskIds: z.array(z.string().check(z.minLength(1))), createdAt: timestampSchema, updatedAt: timestampSchema,
 });
-const profileShape = z.strictObject({ ...profileFieldsSchema.shape, userId: z.string().check(z.minLength(1)), goals: z.array(z.string()), extra: z.record(tagSchema, z.string()), updatedAt: z.nullable(timestampSchema) });
+const profileShape = z.strictObject({ ...builtSchema(profileFieldsSchema).shape, userId: z.string().check(z.minLength(1)), goals: z.array(z.string()), extra: z.record(tagSchema, z.string()), updatedAt: z.nullable(timestampSchema) });
 
 /** Why the stored record behind export key `key` is malformed, or undefined when it is whole. */
 async function shapeProblem(memory: Memory, key: string, line: string, dimension: number): Promise<string | undefined> {
@@ -230,9 +231,9 @@ async function shapeProblem(memory: Memory, key: string, line: string, dimension
     if (!parsed.success) return `${key} is malformed: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
     return hasUndefined(value) ? `${key} holds an undefined value` : undefined;
   };
-  if (key.startsWith('episode:')) return check(z.strictObject(episodeRecordSchema.shape), await memory.episodes.get(id));
-  if (key.startsWith('fact:')) return check(z.strictObject(factRecordSchema.shape), await memory.facts.get(id));
-  if (key.startsWith('turn:')) return check(z.strictObject(turnRecordSchema.shape), await memory.turns.get(id));
+  if (key.startsWith('episode:')) return check(z.strictObject(builtSchema(episodeRecordSchema).shape), await memory.episodes.get(id));
+  if (key.startsWith('fact:')) return check(z.strictObject(builtSchema(factRecordSchema).shape), await memory.facts.get(id));
+  if (key.startsWith('turn:')) return check(z.strictObject(builtSchema(turnRecordSchema).shape), await memory.turns.get(id));
   if (key.startsWith('profile:')) return check(profileShape, await memory.profile.get(id));
   if (key.startsWith('pattern:')) return check(patternRecordShape, (JSON.parse(line) as { record: unknown }).record);
   if (key.startsWith('task:')) {

@@ -8,6 +8,8 @@ import { defineOperation, type AnyOperation } from '../../src/operations/operati
 import { OPERATIONS } from '../../src/operations/table.js';
 import { profileOf } from '../../src/schema/profile.js';
 import { Emitter } from '../../src/telemetry/emitter.js';
+import { builtSchema } from '../../src/schema/lazy-schema.js';
+import type * as z from 'zod/mini';
 
 /**
  * The operation table (src/operations/) is the one definition of every
@@ -166,8 +168,8 @@ describe('defaults are applied once, by the operation schema', () => {
       const { memory, sent } = recordingMemory();
       await call(memory);
       operations.get(method)!.input.forEach((param, i) => {
-        const def = (param.schema as { _zod: { def: { shape?: object; element?: { _zod: { def: { shape?: object } } } } } })._zod.def;
-        const shape = def.shape ?? def.element?._zod.def.shape;
+        const def = (builtSchema(param.schema) as { _zod: { def: { shape?: object; element?: z.ZodMiniType } } })._zod.def;
+        const shape = def.shape ?? (def.element && (builtSchema(def.element)._zod.def as { shape?: object }).shape);
         // `forget` requires its user: the one call that passes one.
         if (!shape || !('userId' in shape) || method === 'forget') return;
         const values = (Array.isArray(sent[0]!.args[i]) ? sent[0]!.args[i] : [sent[0]!.args[i]]) as { userId?: string }[];

@@ -3,9 +3,10 @@ import type * as z from 'zod/mini';
 import { episodeInputSchema, episodePatchSchema, episodeRecordSchema } from '../../src/schema/episode.js';
 import { factInputSchema, factPatchSchema, factRecordSchema } from '../../src/schema/fact.js';
 import { turnInputSchema, turnRecordSchema } from '../../src/schema/turn.js';
+import { builtSchema } from '../../src/schema/lazy-schema.js';
 
 type Shape = Record<string, z.ZodMiniType>;
-const shapeOf = (schema: z.ZodMiniType): Shape => (schema as unknown as { shape: Shape }).shape;
+const shapeOf = (schema: z.ZodMiniType): Shape => (builtSchema(schema) as unknown as { shape: Shape }).shape;
 /** The schema under `optional(...)`, which `z.partial` wraps each field in. */
 const unwrapOptional = (schema: z.ZodMiniType): z.ZodMiniType => {
   const def = schema._zod.def as { type: string; innerType?: z.ZodMiniType };
