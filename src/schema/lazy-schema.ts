@@ -8,7 +8,10 @@ import * as z from 'zod/mini';
  * was most of the page's start-up work (docs/benchmarks.md, "The page's
  * start long task"). Parsing through it is the built schema's own parse:
  * the same result, issues and paths. zod builds it once (ZodLazy caches it).
+ * Marked free of side effects, as zod marks its own builders, so that a
+ * bundler drops the schemas an app's code never reaches.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function lazySchema<T extends z.ZodMiniType>(build: () => T): z.ZodMiniLazy<T> {
   return z.lazy(build);
 }
