@@ -12,6 +12,8 @@ import {
 import type { EngineConfig, EngineHooks, EngineParts } from './engine/parts.js';
 import { dispatchOperations, type EngineDispatcher } from './engine/dispatch.js';
 import { deadline } from './timers.js';
+import { EngramError, QuotaError } from './errors.js';
+import { isQuotaExceeded } from './store/transaction-errors.js';
 
 export type { EngineConfig, EngineHooks } from './engine/parts.js';
 
@@ -39,6 +41,21 @@ export class Engine {
   }
 
   static async open(config: EngineConfig, hooks: EngineHooks = {}): Promise<Engine> {
+    try {
+      return await Engine.openStoreAndParts(config, hooks);
+    } catch (error) {
+      // Opening writes too (the store's layout, its stamps and marks): on a full origin the first of them is refused.
+      if (!(error instanceof EngramError) && isQuotaExceeded(error)) {
+        throw new QuotaError(
+          `Storage quota exceeded while opening "${config.name}": the origin's storage is full. Free space (this origin's other data, or ask for persistent storage with navigator.storage.persist()) and open it again.`,
+          { operation: `open "${config.name}"` },
+        );
+      }
+      throw error;
+    }
+  }
+
+  private static async openStoreAndParts(config: EngineConfig, hooks: EngineHooks): Promise<Engine> {
     const store = await openStore(config, hooks);
     try {
       const emit = eventSink(hooks);

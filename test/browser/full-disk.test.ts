@@ -19,7 +19,9 @@ const DB = `full-disk-${Date.now()}`;
 beforeAll(async () => {
   server = await startDemoServer();
   browser = await launchChromium();
-  context = await browser.newContext();
+  // The demo's offline service worker precaches the app beside the model while it starts: its share of the small
+  // quota varied with timing, and some starts were refused (QuotaError before the test's own memory opened).
+  context = await browser.newContext({ serviceWorkers: 'block' });
 });
 afterAll(async () => {
   await context?.close();

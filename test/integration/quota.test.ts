@@ -18,12 +18,12 @@ const realAdd = IDBObjectStore.prototype.add;
 let full: Set<string> = new Set();
 let refusals = 0;
 
-/** The disk is full for these object stores until `diskHasRoom()`. */
+/** The disk is full for these object stores (`'*'`: every one) until `diskHasRoom()`. */
 function diskFullFor(...stores: string[]) {
   full = new Set(stores);
   for (const [method, real] of [['put', realPut], ['add', realAdd]] as const) {
     IDBObjectStore.prototype[method] = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-      if (full.has(this.name)) {
+      if (full.has('*') || full.has(this.name)) {
         refusals++;
         throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
       }
@@ -68,6 +68,21 @@ async function rejectsWithQuota(m: Memory, call: () => Promise<unknown>) {
   expect(await snapshot(m)).toEqual(before);
   await expectConsistent(m);
 }
+
+describe('a full disk when a memory opens', () => {
+  it('rejects with a QuotaError naming the open, not a bare IndexedDB AbortError; the store opens once there is room', async () => {
+    // Every object store refuses writes: what a browser does when the origin's quota is used up before the first open.
+    diskFullFor('*');
+    const opening = memories.open({ name: 'full-at-open' });
+    await expect(opening).rejects.toBeInstanceOf(QuotaError);
+    await expect(opening).rejects.toThrow(/Storage quota exceeded while opening "full-at-open"/);
+    expect(refusals).toBeGreaterThan(0);
+    diskHasRoom();
+    const m = await memories.open({ name: 'full-at-open' });
+    await m.facts.add({ text: 'The user grows tomatoes' });
+    expect((await m.recall('tomatoes')).map((h) => h.memory.text)).toEqual(['The user grows tomatoes']);
+  });
+});
 
 describe('a full disk on every write path other than episodes', () => {
   it('facts.add and facts.addMany: QuotaError, nothing written, then writing resumes', async () => {

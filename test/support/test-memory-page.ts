@@ -21,8 +21,34 @@ export async function openDemoTab(context: BrowserContext, url: string): Promise
   return page;
 }
 
+/**
+ * Waits until the demo is ready. A demo that failed to start says so in its
+ * status line (demo/src/main.ts): that fails the wait at once, with the
+ * status and the page's errors, instead of after the safety net.
+ */
 export async function waitDemoReady(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as DemoWindow).engramDemo?.ready, null, { timeout: SAFETY_NET_MS });
+  const errors: string[] = [];
+  const onError = (error: Error) => errors.push(`pageerror: ${error.message}`);
+  const onConsole = (message: { type(): string; text(): string }) => {
+    if (message.type() === 'error' || message.type() === 'warning') errors.push(`console.${message.type()}: ${message.text()}`);
+  };
+  page.on('pageerror', onError);
+  page.on('console', onConsole);
+  try {
+    const outcome = await page.waitForFunction(
+      () => ((window as unknown as DemoWindow).engramDemo?.ready ? 'ready' : /^Failed to start/.test(document.getElementById('status')?.textContent ?? '') ? document.getElementById('status')!.textContent : null),
+      null,
+      { timeout: SAFETY_NET_MS },
+    );
+    const value = await outcome.jsonValue();
+    if (value !== 'ready') throw new Error(`the demo page did not start: ${value}${errors.length ? `\n${errors.join('\n')}` : ''}`);
+  } catch (error) {
+    if (errors.length && !(error as Error).message.includes(errors[0]!)) (error as Error).message += `\npage errors while waiting:\n${errors.join('\n')}`;
+    throw error;
+  } finally {
+    page.off('pageerror', onError);
+    page.off('console', onConsole);
+  }
 }
 
 /** Opens `window.testMemory` in the page (only serialisable options: no functions). */
