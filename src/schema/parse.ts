@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { safeParse } from './safe-parse.js';
 import { ValidationError } from '../errors.js';
 import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
+import { schemaForInput } from './present-members.js';
 
 /**
  * Validates a public input against its schema and returns what to write. On
@@ -13,6 +14,10 @@ import { describeThrown, NotPlainData, plainDataCopy } from './plain-data.js';
  * was validated. `{ copy: false }` is for option objects that carry functions
  * and host objects (createMemory's embedder, IndexedDB factory, LLM
  * provider); zod still rebuilds their plain-data parts as it parses.
+ *
+ * An object schema parses with the members the input has and its required
+ * ones (schema/present-members.ts): the same result, without building the
+ * schemas of options the call does not use.
  */
 export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, where: string, options: { copy?: boolean } = {}): z.output<S> {
   let input = value;
@@ -26,7 +31,7 @@ export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, w
   }
   let result: ReturnType<typeof safeParse<S>>;
   try {
-    result = safeParse(schema, input);
+    result = safeParse(schemaForInput(schema, input), input);
   } catch (error) {
     // A getter or Proxy in an uncopied input threw while being read: the input is unusable, say so in a typed error.
     const message = `could not be read (${describeThrown(error)})`;

@@ -37,9 +37,14 @@ describe('schemas built on first use', () => {
     vi.resetModules();
     const { recallOptions } = await import('../../src/operations/recall.js');
     const first = await schemasBuiltBy(() => parseInput(recallOptions, { k: 5 }, 'recall'));
-    const second = await schemasBuiltBy(() => parseInput(recallOptions, { k: 7, types: ['fact'] }, 'recall'));
+    const second = await schemasBuiltBy(() => parseInput(recallOptions, { k: 7 }, 'recall'));
+    // An option the first call did not pass is built by the first call that does (schema/present-members.ts).
+    const third = await schemasBuiltBy(() => parseInput(recallOptions, { k: 7, types: ['fact'] }, 'recall'));
+    const fourth = await schemasBuiltBy(() => parseInput(recallOptions, { k: 3, types: ['episode'] }, 'recall'));
     expect(first).toBeGreaterThan(20);
     expect(second).toBe(0);
+    expect(third).toBeGreaterThan(0);
+    expect(fourth).toBe(0);
   });
 
   it('parses exactly as the schema it builds: the same values, issues and paths', () => {
