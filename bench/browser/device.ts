@@ -162,6 +162,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         memory(): Promise<KilledRow['memory'] | undefined>;
         close(): Promise<number>;
         startClose(): number;
+        info(): Promise<{ vectorBytes: number }>;
       };
     };
     let seed = 1000;
@@ -182,6 +183,10 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         const longTasksAfterFirst = await opened.page.evaluate((from) => (globalThis as unknown as Drive).device.longTasks(from), opened.session.first);
         let memory = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.memory());
         if (!memory || memory.source !== 'measureUserAgentSpecificMemory') memory = { source: 'CDP Runtime.getHeapUsage (JS heap only)', workerBytes: await workerHeap(opened.workers), pageBytes: 0 };
+        // Neither measure counts WebAssembly memory (a 64 MiB WebAssembly.Memory in a worker adds nothing to
+        // measureUserAgentSpecificMemory's figure; a 64 MiB ArrayBuffer adds 64 MiB), where both systems hold their vectors.
+        const { vectorBytes } = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.info());
+        memory = { ...memory, source: `${memory.source} + WebAssembly vectors (info().vectorBytes)`, workerBytes: memory.workerBytes + vectorBytes };
         // close() after 100 recalls (and the writes above).
         await opened.page.evaluate((q) => (globalThis as unknown as Drive).device.recalls(q), questions(seed++, Math.max(0, 100 - RECALLS)));
         const closeMs = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.close());
@@ -204,7 +209,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         };
         out[system].killed.push(row);
         console.log(
-          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms, ${row.recallsOver50} of ${recalls.latencies.length} over 50 ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)}; add p95 ${row.addP95.toFixed(1)} (max ${row.addMax.toFixed(1)}); long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms), ${row.longTasksAfterFirst.count} after the first answer (max ${row.longTasksAfterFirst.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
+          `${system} ${size} run ${run + 1}: first answer ${Math.round(row.first)} ms (ready ${Math.round(row.ready)}); recall p50 ${row.recallP50.toFixed(1)} p95 ${row.recallP95.toFixed(1)} max ${row.recallMax.toFixed(0)} ms, ${row.recallsOver50} of ${recalls.latencies.length} over 50 ms; observe p50 ${row.observeP50.toFixed(1)} p95 ${row.observeP95.toFixed(1)} (in order: ${observes.latencies.map((ms) => ms.toFixed(0)).join(' ')}); add p95 ${row.addP95.toFixed(1)} (max ${row.addMax.toFixed(1)}); long tasks ${row.longTasks.count} (max ${row.longTasks.maxMs} ms), ${row.longTasksAfterFirst.count} after the first answer (max ${row.longTasksAfterFirst.maxMs} ms); worker ${(row.memory.workerBytes / 2 ** 20).toFixed(1)} MiB (${row.memory.source}); close() ${Math.round(closeMs)} ms; workers throttled: ${row.workerThrottle.join(', ')}; load ${row.load}`,
         );
         // 2. After that clean close: writes, close() started, the tab killed at once.
         opened = await openSession(userDataDir, url, system, names[system], questions(seed++, 1)[0]!);
@@ -268,7 +273,7 @@ try {
     line('long tasks > 50 ms on the page, navigation → end (count)', (x) => x.longTasks.count, '', 0);
     line('longest of those', (x) => x.longTasks.maxMs, 'ms', 0);
     line('long tasks > 50 ms after the first answer (count)', (x) => x.longTasksAfterFirst.count, '', 0);
-    line('worker memory', (x) => x.memory.workerBytes / 2 ** 20, 'MiB');
+    line('worker memory (JS + WebAssembly)', (x) => x.memory.workerBytes / 2 ** 20, 'MiB');
     line('close() after 100 recalls', (x) => x.closeMs, 'ms', 0);
     const e = median(r.engram.afterDeath.map((s) => s.first));
     const f = median(r.floor.afterDeath.map((s) => s.first));

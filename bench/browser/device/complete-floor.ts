@@ -27,8 +27,13 @@ interface SavedMatrix {
 
 const RECORDS = 'records';
 const MATRIX = 'matrix';
-/** Room for the writes of a benchmark session beyond what the store holds. */
-const HEADROOM = 20_000;
+/**
+ * Room for the writes made after the saved matrix (a sitting writes about a
+ * hundred between clean closes). Kept small because the worker's memory
+ * figure counts the matrix as allocated, reserve included, as it counts
+ * engram's spare rows; a write past it throws (F32Floor.add), never silently.
+ */
+const HEADROOM = 2_000;
 
 function request<T>(r: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
