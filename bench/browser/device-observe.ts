@@ -16,6 +16,9 @@
  * `--observes` timed observes, and closes cleanly; then the floor the same
  * way. Pairs alternate which side goes first.
  *
+ * `--cold`: no warm-up observes, so the first timed one is the session's
+ * first write (as in bench:device, where it was each run's slowest).
+ *
  * `--profile <dir>`: one run of the new side only, with an unminified engine
  * worker (`--worker <file>`, e.g. `npx esbuild workers/engine.worker.ts
  * --bundle --format=esm --platform=browser --define:ENGRAM_BROWSER_BUNDLE=true
@@ -45,6 +48,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '4' },
     profile: { type: 'string' },
     worker: { type: 'string' },
+    /** No warm-up observes: the timed ones (and the profile) start with the session's first write, as bench:device's do. */
+    cold: { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args.size);
@@ -135,8 +140,10 @@ async function session(system: 'engram' | 'floor', texts: string[], profiling = 
     if (error) throw new Error(`${system}: ${error}`);
     const drive = (t: string[]) => page.evaluate((x) => (globalThis as unknown as Drive).device.observes(x), t);
     await page.evaluate(() => (globalThis as unknown as Drive).device.idle());
-    await drive(texts.slice(0, 6));
-    await page.evaluate(() => (globalThis as unknown as Drive).device.idle());
+    if (!args.cold) {
+      await drive(texts.slice(0, 6));
+      await page.evaluate(() => (globalThis as unknown as Drive).device.idle());
+    }
     const id = workers.only();
     let report: string[] = [];
     if (profiling) {
@@ -169,7 +176,7 @@ async function session(system: 'engram' | 'floor', texts: string[], profiling = 
     }
     await page.evaluate(() => (globalThis as unknown as Drive).device.close());
     const sorted = [...latencies].sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), report };
+    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), report, latencies };
   } finally {
     await context.close();
   }
@@ -191,7 +198,7 @@ try {
   if (args.profile) {
     for (const system of ['engram', 'floor'] as const) {
       const r = await session(system, texts(), true);
-      console.log(`${system}: observe p50 ${r.p50.toFixed(1)} p95 ${r.p95.toFixed(1)} ms; load ${load()}`);
+      console.log(`${system}: observe p50 ${r.p50.toFixed(1)} p95 ${r.p95.toFixed(1)} ms (in order: ${r.latencies.map((ms) => ms.toFixed(0)).join(' ')}); load ${load()}`);
       console.log(r.report.join('\n'));
     }
   } else {
