@@ -6,7 +6,7 @@
  * exports send Node to the Node build.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,5 +64,15 @@ describe('the two builds of createMemory', () => {
     expect(pick(pkg, ['browser', 'import', 'module'])).toBe('./dist/index.js');
     expect(pick(pkg, ['node', 'import'])).toBe('./dist/index.node.js');
     expect(pick(pkg, ['node', 'require'])).toBe('./dist/index.node.cjs');
+  });
+});
+
+describe("the package's exports map", () => {
+  it('every file the package\'s "exports" names is in the build (types, require and import targets alike)', () => {
+    const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const targets = (entry: unknown): string[] => (typeof entry === 'string' ? [entry] : Object.values(entry as Record<string, unknown>).flatMap(targets));
+    const named = Object.entries(exports).flatMap(([subpath, entry]) => targets(entry).map((target) => ({ subpath, target })));
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter(({ target }) => !existsSync(join(root, target)))).toEqual([]);
   });
 });
