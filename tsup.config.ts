@@ -44,7 +44,8 @@ const browserBundle: Options = {
   format: ['esm'],
   platform: 'browser',
   noExternal: [/.*/],
-  dts: true,
+  // A worker script exports nothing: its declarations would be empty, and building them ran the compiler again.
+  dts: false,
   sourcemap: false,
   target: 'es2022',
   splitting: true,

@@ -3,11 +3,12 @@ import { defineConfig } from 'vitest/config';
 /**
  * Two projects: Node tests (unit, integration) and browser tests (Chromium).
  * Vitest's default on a 2-core machine is ONE worker, so every file ran after
- * the other. Node files now run two at a time; browser files run one at a
- * time (two Chromiums with their workers and models fight over the same
- * cores). Measured: Vitest runs a `maxWorkers: 1` project's files after the
- * parallel ones, not beside them. The slowest files are printed at the end of
- * every run (test/support/slowest-files-reporter.ts).
+ * the other. Both projects share two workers: Vitest runs a project with its
+ * own `maxWorkers: 1` after the parallel ones, not beside them, which left a
+ * core idle through every browser file (docs/development.md has the
+ * figures). A browser file may now run beside another: no test asserts how
+ * long anything takes, and their timeouts are safety nets. The slowest files are printed at the end of every
+ * run (test/support/slowest-files-reporter.ts).
  */
 export default defineConfig({
   resolve: { alias: { engram: new URL('./src/index.ts', import.meta.url).pathname } },
@@ -25,7 +26,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
-          globalSetup: ['test/browser/global-setup.ts'], maxWorkers: 1,
+          globalSetup: ['test/browser/global-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,
         },
