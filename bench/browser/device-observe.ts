@@ -19,6 +19,10 @@
  * `--cold`: no warm-up observes, so the first timed one is the session's
  * first write (as in bench:device, where it was each run's slowest).
  *
+ * `--settle <ms>`: waits that long before the timed observes, so the keyword
+ * postings an open deferred (index-sync/keyword-warmup.ts) are built by then:
+ * what the observes cost without that build beside them.
+ *
  * `--profile <dir>`: one run of the new side only, with an unminified engine
  * worker (`--worker <file>`, e.g. `npx esbuild workers/engine.worker.ts
  * --bundle --format=esm --platform=browser --define:ENGRAM_BROWSER_BUNDLE=true
@@ -50,6 +54,8 @@ const { values: args } = parseArgs({
     worker: { type: 'string' },
     /** No warm-up observes: the timed ones (and the profile) start with the session's first write, as bench:device's do. */
     cold: { type: 'boolean', default: false },
+    /** Milliseconds to wait before the timed observes (the deferred keyword build done by then). */
+    settle: { type: 'string', default: '0' },
   },
 });
 const SIZE = Number(args.size);
@@ -144,6 +150,7 @@ async function session(system: 'engram' | 'floor', texts: string[], profiling = 
       await drive(texts.slice(0, 6));
       await page.evaluate(() => (globalThis as unknown as Drive).device.idle());
     }
+    if (Number(args.settle) > 0) await page.waitForTimeout(Number(args.settle));
     const id = workers.only();
     let report: string[] = [];
     if (profiling) {
