@@ -2,7 +2,8 @@
  * How many zod schemas engram's page entry builds, and when (issue 45: the
  * page's start long task): at import, then by createMemory's option parse
  * for an app that passes a name and a progress listener, then by a first
- * `recall()`'s input parse, each counted through zod's global
+ * `recall()`'s input parse; and, in a process of its own, how many the
+ * engine worker's modules build at import. Each is counted through zod's global
  * post-processor hook (zod calls it once per schema it builds), the parses
  * timed. The counts are deterministic; the times are one fresh Node
  * process's each (`--runs`), medians printed with the load average.
@@ -50,9 +51,19 @@ async function measure(): Promise<Step[]> {
   return steps;
 }
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '7' }, child: { type: 'boolean', default: false } } });
+/** The engine worker's module graph imported alone, in a process of its own: the schemas its script builds before the engine can open. */
+async function measureWorker(): Promise<Step[]> {
+  await import('zod/mini');
+  let built = 0;
+  const hook = (globalThis as { __zod_globalConfig?: { postProcessor?: (schema: unknown) => void } }).__zod_globalConfig;
+  if (hook) hook.postProcessor = () => built++;
+  await import('../workers/serve-engine.js');
+  return [{ step: "import the engine worker's modules (workers/serve-engine.ts), in a process of its own", schemas: built, ms: 0 }];
+}
+
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '7' }, child: { type: 'boolean', default: false }, worker: { type: 'boolean', default: false } } });
 if (args.child) {
-  console.log(JSON.stringify(await measure()));
+  console.log(JSON.stringify(args.worker ? await measureWorker() : await measure()));
 } else {
   const runs: Step[][] = [];
   for (let i = 0; i < Number(args.runs); i++) {
@@ -64,4 +75,7 @@ if (args.child) {
     const ms = i === 0 ? '' : `, median ${median(runs.map((r) => r[i]!.ms)).toFixed(1)} ms`;
     console.log(`  ${step}: ${schemas} schemas built${ms}`);
   }
+  // A count only (deterministic): the import's time under tsx is mostly compiling the source.
+  const [worker] = JSON.parse(execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--child', '--worker'], { encoding: 'utf8' })) as Step[];
+  console.log(`  ${worker!.step}: ${worker!.schemas} schemas built`);
 }
