@@ -15,8 +15,12 @@ export interface EngineContext {
   index: MemoryIndex;
   lifecycle: ResolvedLifecycle;
   ranking: Ranking;
-  /** The app's time zone (createMemory's `timeZone`, else the runtime's): recall reads a query's times in it. */
-  timeZone: string;
+  /**
+   * The app's time zone (createMemory's `timeZone`), in which recall reads a
+   * query's times; undefined: the runtime's own, read through `Date`
+   * (time/zone.ts), so an open names it only when something asks its name.
+   */
+  timeZone: string | undefined;
   /** Reads the times and sessions a query names (createMemory's `timeParser`, else English): time/query-parser.ts. */
   timeParser: TimeQueryParser;
   now(): number;

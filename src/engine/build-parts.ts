@@ -19,7 +19,6 @@ import { readSnapshot } from '../index-sync/index-snapshot.js';
 import { rebuildIndex } from '../index-sync/rebuild-index.js';
 import { SnapshotWriter } from '../index-sync/snapshot-writer.js';
 import { resolveRanking } from '../search/ranking.js';
-import { runtimeTimeZone } from '../time/zone.js';
 import { announcer } from '../index-sync/announce.js';
 import { captureLocalWrites } from '../replication/capture.js';
 import { EngineReplica } from '../replication/engine-replica.js';
@@ -112,7 +111,7 @@ export function buildContext(config: EngineConfig, hooks: EngineHooks, db: Engra
     index: new MemoryIndex(embedder.dimension),
     lifecycle: resolveLifecycle(config.lifecycle),
     ranking: resolveRanking(config.ranking),
-    timeZone: config.timeZone ?? runtimeTimeZone(),
+    timeZone: config.timeZone,
     timeParser: hooks.timeParser ?? englishTimeParser,
     now,
     emit,

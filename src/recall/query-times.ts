@@ -6,7 +6,8 @@ import { parsedTimeQuerySchema } from '../schema/time-parser.js';
 import { parseInput } from '../schema/parse.js';
 import { ValidationError } from '../errors.js';
 import { describeThrown } from '../schema/plain-data.js';
-import { instantOf, localOf } from '../time/zone.js';
+import { instantOf, localOf, runtimeTimeZone } from '../time/zone.js';
+import { englishTimeParser } from '../time/english/parser.js';
 
 /** What a query says about when, placed over one user's memories. */
 export interface QueryTimes {
@@ -36,7 +37,7 @@ export async function readQueryTimes(
   parser: TimeQueryParser,
   userId: string,
   query: string,
-  options: { now: number; timeZone: string; currentSessionId?: string },
+  options: { now: number; timeZone: string | undefined; currentSessionId?: string },
 ): Promise<QueryTimes> {
   const none: QueryTimes = { windows: undefined, text: query, slice: false };
   const { now, timeZone } = options;
@@ -82,10 +83,11 @@ export async function readQueryTimes(
  * rank nothing as it should. What it answers or throws wrongly is a
  * ValidationError, before recall reads or writes anything.
  */
-async function parsedBy(parser: TimeQueryParser, query: string, now: number, timeZone: string): Promise<ParsedTimeQuery> {
+async function parsedBy(parser: TimeQueryParser, query: string, now: number, timeZone: string | undefined): Promise<ParsedTimeQuery> {
   let answer: unknown;
   try {
-    answer = await parser.parse(query, now, timeZone);
+    // engram's own English parser reads no zone (its `now` is the wall clock already): the runtime's is named only for another.
+    answer = await (parser === englishTimeParser ? englishTimeParser.parse(query, now) : parser.parse(query, now, timeZone ?? runtimeTimeZone()));
   } catch (error) {
     throw parserError(`parse() threw (${describeThrown(error)})`);
   }

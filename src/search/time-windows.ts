@@ -17,10 +17,10 @@ export interface QueryWindow {
   sessions?: ReadonlySet<string>;
 }
 
-/** A query's windows, and the zone a memory's relative times are placed in. */
+/** A query's windows, and the zone a memory's relative times are placed in (undefined: the runtime's). */
 export interface TimeWindows {
   windows: readonly QueryWindow[];
-  timeZone: string;
+  timeZone: string | undefined;
 }
 
 /** Which window a memory is in, and by what: its own time, a time its text gives, or its session. */

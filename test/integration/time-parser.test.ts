@@ -118,3 +118,52 @@ describe('createMemory({ timeParser })', () => {
     await expect(throwing.recall('mangé hier', { k: 4 })).rejects.toThrow(ValidationError);
   });
 });
+
+/**
+ * An app that names no zone gets the runtime's, read through `Date`: a
+ * runtime's first `Intl.DateTimeFormat` loads its date-format data (tens of
+ * milliseconds of the worker before its first answer), so the open and
+ * recall build none unless something needs the zone's name.
+ */
+describe("the runtime's zone, when the app names none", () => {
+  const RealFormat = Intl.DateTimeFormat;
+  let built = 0;
+  afterEach(() => {
+    Intl.DateTimeFormat = RealFormat;
+  });
+  const countFormats = () => {
+    built = 0;
+    const Counting = function (...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+      built++;
+      return new RealFormat(...args);
+    } as unknown as typeof Intl.DateTimeFormat;
+    Object.assign(Counting, { supportedLocalesOf: RealFormat.supportedLocalesOf, prototype: RealFormat.prototype });
+    Intl.DateTimeFormat = Counting;
+  };
+  const english = [
+    { id: 'e1', sessionId: 's1', speaker: 'Sam', text: 'I had a pizza at the restaurant.', createdAt: NOW - 1 * DAY },
+    { id: 'e2', sessionId: 's2', speaker: 'Sam', text: 'I had a curry at the restaurant.', createdAt: NOW - 3 * DAY },
+  ];
+
+  it('opens, writes and answers a question about a day without building an Intl.DateTimeFormat', async () => {
+    countFormats();
+    const m = await open({ timeZone: undefined });
+    await m.turns.addMany(english);
+    const hits = await m.recall('What did I eat at the restaurant yesterday?', { k: 2, touch: false });
+    expect(ids(hits)[0]).toBe('e1');
+    expect(hits[0]!.parts.timeWindow?.text).toBe('yesterday');
+    expect(built).toBe(0);
+
+    // A zone the app names is read through Intl: the count above would have seen it.
+    const named = await open({ timeZone: 'Asia/Tokyo' });
+    await named.recall('What did I eat yesterday?', { touch: false });
+    expect(built).toBeGreaterThan(0);
+  });
+
+  it("names the runtime's zone to an app's own parser, as a named zone is", async () => {
+    const zones: string[] = [];
+    const m = await open({ timeZone: undefined, timeParser: { language: 'any', parse: (_query, _now, timeZone) => (zones.push(timeZone), { windows: [], sessions: [] }) } });
+    await m.recall('anything at all', { touch: false });
+    expect(zones).toEqual([new RealFormat().resolvedOptions().timeZone]);
+  });
+});

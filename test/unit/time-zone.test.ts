@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, localMs, periodOf } from '../../src/time/civil.js';
 import { instantOf, localOf, offsetAt } from '../../src/time/zone.js';
@@ -8,6 +13,8 @@ import { instantOf, localOf, offsetAt } from '../../src/time/zone.js';
  * clocks change, whatever zone the runtime is in.
  */
 const H = 3_600_000;
+/** tsx, to run a TypeScript check in a Node process of its own. */
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const dayIn = (local: number, zone: string) => ({ from: instantOf(local, zone), to: instantOf(local + DAY_MS, zone) });
 
 describe('wall clocks and instants in a zone', () => {
@@ -61,5 +68,48 @@ describe('wall clocks and instants in a zone', () => {
     expect(instantOf(week.to, 'America/New_York') - instantOf(week.from, 'America/New_York')).toBe(7 * DAY_MS);
     const spring = periodOf(localMs(2024, 3, 6), 'week');
     expect(instantOf(spring.to, 'America/New_York') - instantOf(spring.from, 'America/New_York')).toBe(7 * DAY_MS - H);
+  });
+});
+
+/**
+ * The runtime's own zone (no zone named) is read through `Date`, not `Intl`
+ * (whose first formatter loads its date-format data). Each zone runs in a
+ * Node process of its own with TZ set: what the two give must agree to the
+ * millisecond, daylight saving, half-hour zones, skipped days, local mean
+ * time before 1912 and years before the common era included.
+ */
+describe("the runtime's zone, read through Date", () => {
+  const zones = ['Europe/Lisbon', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Apia', 'Asia/Kathmandu', 'UTC'];
+  const script = `
+    import { instantOf, localOf, offsetAt, runtimeTimeZone } from ${JSON.stringify(fileURLToPath(new URL('../../src/time/zone.ts', import.meta.url)))};
+    const zone = runtimeTimeZone();
+    const instants = [];
+    for (let year = 1890; year <= 2040; year += 1) for (let day = 0; day < 365; day += 7) instants.push(Date.UTC(year, 0, 1) + day * 86_400_000 + ((year * 7919 + day * 104729) % 86_400_000));
+    instants.push(Date.UTC(-200, 5, 1, 12), Date.UTC(33, 2, 1), Date.UTC(2011, 11, 29, 10), Date.UTC(2024, 2, 31, 0, 59, 59, 999), Date.UTC(2024, 2, 31, 1));
+    const differ = [];
+    for (const instant of instants) {
+      const byDate = offsetAt(instant, undefined);
+      const byIntl = offsetAt(instant, zone);
+      if (byDate !== byIntl) differ.push([new Date(instant).toISOString(), byDate, byIntl]);
+      const local = localOf(instant, zone);
+      if (instantOf(local, undefined) !== instantOf(local, zone)) differ.push(['instantOf', local]);
+    }
+    console.log(JSON.stringify({ zone, checked: instants.length, differ: differ.slice(0, 5) }));
+  `;
+
+  it.each(zones)('%s: the same offsets and instants as Intl gives for the zone by name', (zone) => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-tz-'));
+    try {
+      const file = join(dir, 'check.ts');
+      writeFileSync(file, script);
+      const out = execFileSync(TSX, [file], { env: { ...process.env, TZ: zone }, encoding: 'utf8' });
+      const result = JSON.parse(out.trim().split('\n').pop()!) as { zone: string; checked: number; differ: unknown[] };
+      // TZ took effect (ICU may name a zone by an older alias: Asia/Katmandu).
+      expect(result.zone === 'UTC').toBe(zone === 'UTC');
+      expect(result.checked).toBeGreaterThan(7000);
+      expect(result.differ).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
