@@ -2,7 +2,8 @@ import { countCapturedSince } from '../memories/episodes/episode-queries.js';
 import type { EngramDatabase } from '../store/database.js';
 import type { ResolvedExtraction } from './resolve-extraction.js';
 import { isValidTimeZone } from '../schema/time-zone.js';
-import { startOfLocalDay } from './start-of-local-day.js';
+import { startOfDay } from '../time/civil.js';
+import { instantOf, localOf } from '../time/zone.js';
 
 /** Per-user capture bookkeeping, kept in the `meta` table. */
 export interface CaptureState {
@@ -55,7 +56,8 @@ export async function captureRefusal(
   }
   const profile = await db.profiles.get(userId);
   const tz = typeof profile?.fields.timeZone === 'string' && isValidTimeZone(profile.fields.timeZone) ? profile.fields.timeZone : 'UTC';
-  const dayStart = startOfLocalDay(now, tz);
+  // The first instant of the zone's calendar day holding `now` (23 or 25 hours long where the clocks change).
+  const dayStart = instantOf(startOfDay(localOf(now, tz)), tz);
   const today = await countCapturedSince(db, userId, dayStart);
   if (today >= options.maxPerDay) return { reason: 'capture_daily_cap', detail: `daily cap: ${today} episodes today (${tz}), the cap is ${options.maxPerDay}` };
   return null;

@@ -188,18 +188,36 @@ function localDateTime(epochMs: number, timeZone: string): string {
 }
 
 function partsOf(epochMs: number, timeZone: string): Record<string, string> {
-  const formatter = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
   const out: Record<string, string> = {};
-  for (const part of formatter.formatToParts(new Date(epochMs))) out[part.type] = part.value;
+  for (const part of formatterFor(timeZone).formatToParts(new Date(epochMs))) out[part.type] = part.value;
   return out;
+}
+
+/** At most this many zones' formatters are kept; an app formats in one or a few. */
+const MAX_ZONES = 16;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * One formatter per zone, kept: building an `Intl.DateTimeFormat` resolves
+ * its locale and zone each time (a fraction of a millisecond warm), and a
+ * prompt has a date on every line.
+ */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    if (formatters.size >= MAX_ZONES) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
 }
 
 function firstLine(text: string): string {
