@@ -27,23 +27,31 @@ export class SnapshotPages implements IndexObserver {
   private readonly rewritten = new Set<number>();
   /** This assignment of memories to pages: restored with the pages, new when the index is rebuilt. */
   layout = newId();
+  /** Pages `restore` took and `pageOf` and `members` do not hold yet. */
+  private restored: { page: number; ids: string[] }[] | undefined;
+  /** Changes reported while `restored` waits, applied in order once it is built. */
+  private queued: { id: string; fieldsOnly: boolean; removed: boolean }[] = [];
 
-  /** Starts over from pages read back from IndexedDB (nothing dirty). */
+  /**
+   * Starts over from pages read back from IndexedDB (nothing dirty). The
+   * maps from memories to pages are built when first needed, not here: at
+   * open they are a map entry and a set entry per memory, built before the
+   * first answer for the first save, which comes later. Changes reported
+   * meanwhile wait in `queued`, in order.
+   */
   restore(pages: { page: number; ids: string[] }[], layout: string): void {
     this.layout = layout;
     this.pageOf.clear();
     this.members = [];
     this.dirty.clear();
     this.rewritten.clear();
-    for (const { page, ids } of pages) {
-      const set = new Set(ids);
-      this.members[page] = set;
-      for (const id of ids) this.pageOf.set(id, page);
-    }
+    this.restored = pages;
+    this.queued = [];
   }
 
   /** The index was emptied: every page is rewritten (the engine saves with `replace` after a rebuild). */
   cleared(): void {
+    this.build();
     this.layout = newId();
     this.pageOf.clear();
     for (let n = 0; n < this.members.length; n++) if (this.members[n]) this.mark(n, false);
@@ -51,6 +59,10 @@ export class SnapshotPages implements IndexObserver {
   }
 
   changed(id: string, fieldsOnly = false): void {
+    if (this.restored) {
+      this.queued.push({ id, fieldsOnly, removed: false });
+      return;
+    }
     const known = this.pageOf.get(id);
     if (known !== undefined) {
       this.mark(known, fieldsOnly);
@@ -67,6 +79,10 @@ export class SnapshotPages implements IndexObserver {
   }
 
   removed(id: string): void {
+    if (this.restored) {
+      this.queued.push({ id, fieldsOnly: false, removed: true });
+      return;
+    }
     const page = this.pageOf.get(id);
     if (page === undefined) return;
     this.pageOf.delete(id);
@@ -75,6 +91,9 @@ export class SnapshotPages implements IndexObserver {
   }
 
   get hasChanges(): boolean {
+    // A change always dirties a page; a removal only one that holds the memory.
+    if (this.dirty.size > 0 || this.queued.some((change) => !change.removed)) return true;
+    this.build();
     return this.dirty.size > 0;
   }
 
@@ -83,6 +102,7 @@ export class SnapshotPages implements IndexObserver {
    * documents of the page's members changed since its stored row, which the save may then re-encode alone.
    */
   takeDirty(): DirtyPage[] {
+    this.build();
     const out = [...this.dirty].map((page) => ({ page, ids: [...(this.members[page] ?? [])], fieldsOnly: !this.rewritten.has(page) }));
     this.dirty.clear();
     this.rewritten.clear();
@@ -90,6 +110,7 @@ export class SnapshotPages implements IndexObserver {
   }
 
   undo(pages: readonly Pick<DirtyPage, 'page' | 'fieldsOnly'>[]): void {
+    this.build();
     for (const { page, fieldsOnly } of pages) this.mark(page, fieldsOnly);
   }
 
@@ -105,10 +126,28 @@ export class SnapshotPages implements IndexObserver {
 
   /** Pages that hold at least one memory. */
   livePages(): number[] {
+    this.build();
     const out: number[] = [];
     this.members.forEach((set, n) => {
       if (set && set.size > 0) out.push(n);
     });
     return out;
+  }
+
+  /** Builds `pageOf` and `members` from the pages `restore` took, then applies the changes queued meanwhile. */
+  private build(): void {
+    const restored = this.restored;
+    if (!restored) return;
+    this.restored = undefined;
+    for (const { page, ids } of restored) {
+      this.members[page] = new Set(ids);
+      for (const id of ids) this.pageOf.set(id, page);
+    }
+    const queued = this.queued;
+    this.queued = [];
+    for (const { id, fieldsOnly, removed } of queued) {
+      if (removed) this.removed(id);
+      else this.changed(id, fieldsOnly);
+    }
   }
 }

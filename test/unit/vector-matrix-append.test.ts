@@ -120,11 +120,14 @@ describe('VectorMatrix.append (bulk load with the bounds metadata restored)', ()
     const random = rng(5);
     const m = new VectorMatrix(8);
     m.upsert('a', unit(8, random));
-    expect(() => m.append(['b', 'a'], concat([unit(8, random), unit(8, random)], 8))).toThrow(RangeError);
-    expect(() => m.append(['c', 'c'], concat([unit(8, random), unit(8, random)], 8))).toThrow(RangeError);
+    expect(() => m.append(['b', 'a'], concat([unit(8, random), unit(8, random)], 8))).toThrow(new RangeError('row "a" is already in the matrix'));
+    expect(() => m.append(['c', 'c'], concat([unit(8, random), unit(8, random)], 8))).toThrow(new RangeError('row "c" is already in the matrix'));
     expect(() => m.append(['d'], new Float32Array(7))).toThrow(RangeError);
     expect(m.size).toBe(1);
     expect(['b', 'c', 'd'].some((id) => m.has(id))).toBe(false);
+    // The row of the id a refused append repeated is still its own.
+    expect(m.row('a')).toBe(0);
+    expect(m.idAt(0)).toBe('a');
     m.append(['b', 'c'], concat([unit(8, random), unit(8, random)], 8));
     expect(m.size).toBe(3);
   });
