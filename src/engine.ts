@@ -84,7 +84,7 @@ export class Engine {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     // In-flight jobs are cancelled (they stay queued, and emit no event); calls get until the deadline.
     closing.abort(new Error('engram is closing'));
-    this.parts.stopKeywordWarmup();
+    this.parts.stopWarmups();
     await queue.close(timeoutMs);
     const limit = deadline(timeoutMs);
     try {

@@ -14,7 +14,11 @@
  * opens a throttled session (page: CDP 4×; workers: the cgroup cap of
  * ./device/throttle.ts), waits for idle(), 3 warm-up observes, idle(), then
  * `--observes` timed observes, and closes cleanly; then the floor the same
- * way. Pairs alternate which side goes first.
+ * way. Pairs alternate which side goes first. The turns observed are
+ * consecutive turns of real chat (../chat-turns.ts), the same for both sides
+ * and the floor within a pair; each run also reports its slowest observe and
+ * the first one whose turns hold a relative time ("last week"), which is
+ * the first to run the time reader.
  *
  * `--cold`: no warm-up observes, so the first timed one is the session's
  * first write (as in bench:device, where it was each run's slowest).
@@ -37,7 +41,8 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 import { median, percentile } from '../support.js';
-import { syntheticTexts } from '../synthetic.js';
+import { timeMentions } from '../../src/time/time-mentions.js';
+import { chatTurns } from '../chat-turns.js';
 import { capWorker } from './device/calibrate.js';
 import { startDeviceServer } from './device/server.js';
 import { WorkerThreadCap } from './device/throttle.js';
@@ -201,7 +206,7 @@ try {
     console.log(`${SIZE} memories built; load ${load()}`);
   }
   let seed = 5000;
-  const texts = () => syntheticTexts(2 * (OBSERVES + 3), seed++);
+  const texts = () => chatTurns(2 * (OBSERVES + 3), seed++);
   if (args.profile) {
     for (const system of ['engram', 'floor'] as const) {
       const r = await session(system, texts(), true);
@@ -209,22 +214,33 @@ try {
       console.log(r.report.join('\n'));
     }
   } else {
-    const rows: Record<string, { p50: number; p95: number; r50: number; r95: number }[]> = { base: [], new: [] };
+    const rows: Record<string, { p50: number; p95: number; r50: number; r95: number; max: number; firstTimed: number }[]> = { base: [], new: [] };
     for (let pair = 0; pair < Number(args.pairs); pair++) {
       const order = Object.keys(sides).sort((a, b) => (pair % 2 === 0 ? a.localeCompare(b) : b.localeCompare(a)));
+      // Both sides, and the floor, observe the same turns in a pair.
+      const pairTexts = texts();
+      // The timed observes whose turns hold a relative time (the ones that run the time reader, time/time-mentions.ts).
+      const timed = pairTexts.slice(6);
+      const withTime = Array.from({ length: timed.length / 2 }, (_, i) => timeMentions(timed[2 * i]!, Date.now()).length + timeMentions(timed[2 * i + 1]!, Date.now()).length > 0);
+      const firstWithTime = withTime.indexOf(true);
       for (const side of order) {
         root = sides[side]!;
-        const e = await session('engram', texts());
-        const f = await session('floor', texts());
-        const row = { p50: e.p50, p95: e.p95, r50: e.p50 / f.p50, r95: e.p95 / f.p95 };
+        const e = await session('engram', pairTexts);
+        const f = await session('floor', pairTexts);
+        const firstTimed = firstWithTime < 0 ? NaN : e.latencies[firstWithTime]!;
+        const row = { p50: e.p50, p95: e.p95, r50: e.p50 / f.p50, r95: e.p95 / f.p95, max: Math.max(...e.latencies), firstTimed };
         rows[side]!.push(row);
-        console.log(`pair ${pair + 1} ${side.padEnd(4)}: engram op50 ${e.p50.toFixed(1)} op95 ${e.p95.toFixed(1)} ms | floor op50 ${f.p50.toFixed(1)} op95 ${f.p95.toFixed(1)} ms | engram/floor op50 ${row.r50.toFixed(2)}× op95 ${row.r95.toFixed(2)}× | load ${load()}`);
+        console.log(
+          `pair ${pair + 1} ${side.padEnd(4)}: engram op50 ${e.p50.toFixed(1)} op95 ${e.p95.toFixed(1)} max ${row.max.toFixed(1)} ms, the first observe with a time word (#${firstWithTime + 1} of ${withTime.length}; ${withTime.filter(Boolean).length} have one) ${firstTimed.toFixed(1)} ms | floor op50 ${f.p50.toFixed(1)} op95 ${f.p95.toFixed(1)} ms | engram/floor op50 ${row.r50.toFixed(2)}× op95 ${row.r95.toFixed(2)}× | load ${load()}`,
+        );
       }
     }
     for (const side of Object.keys(sides)) {
       const r = rows[side]!;
       const m = (pick: (x: (typeof r)[number]) => number) => median(r.map(pick));
-      console.log(`${side.padEnd(4)} medians of ${r.length}: op50 ${m((x) => x.p50).toFixed(1)} op95 ${m((x) => x.p95).toFixed(1)} ms; engram/floor op50 ${m((x) => x.r50).toFixed(2)}× op95 ${m((x) => x.r95).toFixed(2)}×`);
+      console.log(
+        `${side.padEnd(4)} medians of ${r.length}: op50 ${m((x) => x.p50).toFixed(1)} op95 ${m((x) => x.p95).toFixed(1)} max ${m((x) => x.max).toFixed(1)} ms, the first observe with a time word ${m((x) => x.firstTimed).toFixed(1)} ms; engram/floor op50 ${m((x) => x.r50).toFixed(2)}× op95 ${m((x) => x.r95).toFixed(2)}×`,
+      );
     }
   }
 } finally {

@@ -12,7 +12,8 @@
  * Each run is three sessions of a persistent profile (IndexedDB on disk):
  * - "killed": opens after a killed tab (the context closed without close()),
  *   first answer from navigation; 100 back-to-back recall(text); observe()
- *   without an LLM (`--observes`, 40), the first reported on its own; facts.add; long tasks; the worker's memory; close() timed.
+ *   without an LLM (`--observes`, 40) on consecutive turns of real chat (LoCoMo dev: ../chat-turns.ts; a fifth
+ *   hold a time word), the first reported on its own; facts.add; long tasks; the worker's memory; close() timed.
  * - "dies in close": opens after that clean close, writes, starts close() and
  *   the tab is killed at once.
  * - "after a death in close": what the next open pays (first answer), then
@@ -30,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser.js';
 import { median, percentile } from '../support.js';
+import { chatTurns } from '../chat-turns.js';
 import { syntheticTexts } from '../synthetic.js';
 import { startDeviceServer } from './device/server.js';
 import { calibrate, capWorker, describeDevice } from './device/calibrate.js';
@@ -184,7 +186,7 @@ async function runSize(url: string, size: number): Promise<Record<System, { kill
         // 1. After a killed tab.
         let opened = await openSession(userDataDir, url, system, names[system], questions(seed++, 1)[0]!);
         const recalls = await opened.page.evaluate(({ q, touch }) => (globalThis as unknown as Drive).device.recalls(q, touch), { q: questions(seed++, RECALLS), touch: !args['no-touch'] });
-        const observes = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.observes(t), syntheticTexts(2 * OBSERVES, seed++));
+        const observes = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.observes(t), chatTurns(2 * OBSERVES, seed++));
         const adds = await opened.page.evaluate((t) => (globalThis as unknown as Drive).device.adds(t), syntheticTexts(ADDS, seed++));
         const longTasks = await opened.page.evaluate(() => (globalThis as unknown as Drive).device.longTasks());
         const longTasksAfterFirst = await opened.page.evaluate((from) => (globalThis as unknown as Drive).device.longTasks(from), opened.session.first);

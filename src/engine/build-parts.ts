@@ -11,6 +11,7 @@ import { JobQueue } from '../jobs/queue.js';
 import { EpisodeStore } from '../memories/episodes/episode-store.js';
 import { resolveLifecycle } from '../memories/episodes/resolve-lifecycle.js';
 import { AccessTimes } from '../recall/access-times.js';
+import { warmTimeMentions } from '../time/warm-time-mentions.js';
 import { buildKeywordsInBackground } from '../index-sync/keyword-warmup.js';
 import { keywordBuilder } from '../index-sync/index-loader.js';
 import { MemoryIndex } from '../search/memory-index.js';
@@ -41,8 +42,8 @@ import { englishTimeParser } from '../time/english/parser.js';
  * and last the stores the operations dispatch to.
  */
 
-/** A pause in calls this long lets the deferred keyword postings be built (index-sync/keyword-warmup.ts). */
-const KEYWORD_BUILD_QUIET_MS = 50;
+/** A pause in calls this long lets the open's leftover work run: the deferred keyword postings, the time reader's first read. */
+const WARMUP_QUIET_MS = 50;
 
 export interface OpenedStore {
   db: EngramDatabase;
@@ -211,10 +212,20 @@ export function assembleParts(config: EngineConfig, hooks: EngineHooks, ctx: Eng
     snapshots: indexes.snapshots,
     openedFrom: indexes.openedFrom,
     replayed: indexes.replayed,
-    // Queries read unbuilt postings as they are: building them waits while calls keep coming.
-    stopKeywordWarmup: buildKeywordsInBackground(keywordBuilder(ctx.index), () => calls.quietFor(KEYWORD_BUILD_QUIET_MS)),
+    stopWarmups: startWarmups(ctx, calls),
     closing: work.closing,
     aborts: new CallAborts(),
     replica: () => new EngineReplica(ctx),
   };
+}
+
+/**
+ * The work an open leaves for pauses between calls. Queries read unbuilt
+ * postings as they are: building them waits while calls keep coming. The
+ * time reader's first read does too.
+ */
+function startWarmups(ctx: EngineContext, calls: Work['calls']): () => void {
+  const quiet = () => calls.quietFor(WARMUP_QUIET_MS);
+  const stops = [buildKeywordsInBackground(keywordBuilder(ctx.index), quiet), warmTimeMentions(quiet)];
+  return () => stops.forEach((stop) => stop());
 }

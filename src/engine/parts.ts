@@ -69,8 +69,8 @@ export interface EngineParts {
   openedFrom: 'snapshot' | 'records';
   /** Memories the open re-read from the write log onto the snapshot (writes it missed). */
   replayed: number;
-  /** Stops building the keyword postings deferred at open (see index-sync/keyword-warmup.ts). */
-  stopKeywordWarmup: () => void;
+  /** Stops the work an open leaves for pauses: the keyword postings it deferred (index-sync/keyword-warmup.ts), the time reader's first read (time/warm-time-mentions.ts). */
+  stopWarmups: () => void;
   /** Aborts LLM calls and jobs in flight when the engine closes. */
   closing: AbortController;
   /** The app's AbortSignals of cancellable calls (observe, recall, idle), by call id. */
