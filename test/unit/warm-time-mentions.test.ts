@@ -12,7 +12,7 @@ describe('warmTimeMentions', () => {
     vi.useRealTimers();
   });
 
-  it('reads once calls pause, not before, and only once', () => {
+  it('reads twice, each time in a pause, never while calls keep coming, and then stops', () => {
     vi.useFakeTimers();
     let quiet = false;
     const read = vi.fn();
@@ -22,8 +22,16 @@ describe('warmTimeMentions', () => {
     quiet = true;
     vi.advanceTimersByTime(100);
     expect(read).toHaveBeenCalledTimes(1);
-    vi.advanceTimersByTime(10_000);
+    // The second read waits for a pause too, in a task of its own.
+    quiet = false;
+    vi.advanceTimersByTime(2_000);
     expect(read).toHaveBeenCalledTimes(1);
+    quiet = true;
+    vi.advanceTimersByTime(100);
+    expect(read).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(10_000);
+    expect(read).toHaveBeenCalledTimes(2);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('never reads once stopped', () => {
