@@ -4,6 +4,9 @@ import { newId } from '../ids.js';
 /** Memories per page: small enough that rewriting a page when one memory in it changes stays cheap, large enough that a store has few pages. */
 export const PAGE_SIZE = 2048;
 
+/** Changes kept waiting for the page maps before they are built (see `SnapshotPages.restore`): the queue stays a page's worth. */
+const MAX_QUEUED = PAGE_SIZE;
+
 /** A page to save: its members, and whether only their documents changed since its stored row. */
 export interface DirtyPage {
   page: number;
@@ -34,10 +37,11 @@ export class SnapshotPages implements IndexObserver {
 
   /**
    * Starts over from pages read back from IndexedDB (nothing dirty). The
-   * maps from memories to pages are built when first needed, not here: at
-   * open they are a map entry and a set entry per memory, built before the
-   * first answer for the first save, which comes later. Changes reported
-   * meanwhile wait in `queued`, in order.
+   * maps from memories to pages are built when first needed (the first
+   * save, which waits for a pause), not here, before the open's first
+   * answer: they are a map entry and a set entry per memory. Changes
+   * reported meanwhile wait in `queued`, in order; past MAX_QUEUED of them
+   * (recalls that never pause each report their hits) the maps are built.
    */
   restore(pages: { page: number; ids: string[] }[], layout: string): void {
     this.layout = layout;
@@ -60,7 +64,7 @@ export class SnapshotPages implements IndexObserver {
 
   changed(id: string, fieldsOnly = false): void {
     if (this.restored) {
-      this.queued.push({ id, fieldsOnly, removed: false });
+      this.queue({ id, fieldsOnly, removed: false });
       return;
     }
     const known = this.pageOf.get(id);
@@ -80,7 +84,7 @@ export class SnapshotPages implements IndexObserver {
 
   removed(id: string): void {
     if (this.restored) {
-      this.queued.push({ id, fieldsOnly: false, removed: true });
+      this.queue({ id, fieldsOnly: false, removed: true });
       return;
     }
     const page = this.pageOf.get(id);
@@ -132,6 +136,11 @@ export class SnapshotPages implements IndexObserver {
       if (set && set.size > 0) out.push(n);
     });
     return out;
+  }
+
+  private queue(change: { id: string; fieldsOnly: boolean; removed: boolean }): void {
+    this.queued.push(change);
+    if (this.queued.length > MAX_QUEUED) this.build();
   }
 
   /** Builds `pageOf` and `members` from the pages `restore` took, then applies the changes queued meanwhile. */

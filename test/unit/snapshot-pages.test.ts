@@ -103,4 +103,25 @@ describe('SnapshotPages after restore', () => {
       [3, 0, false],
     ]);
   });
+
+  it('builds its maps once more changes wait than a page holds, so recalls that never pause do not grow the queue', () => {
+    let read = 0;
+    const counted = restoredPages().map(({ page, ids }) => ({
+      page,
+      ids: new Proxy(ids, {
+        get(target, key, receiver) {
+          if (key === Symbol.iterator || (typeof key === 'string' && /^\d+$/.test(key))) read++;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+    }));
+    const pages = new SnapshotPages();
+    pages.restore(counted, 'L');
+    for (let i = 0; i < PAGE_SIZE; i++) pages.changed(`a${i % 10}`, true);
+    expect(read).toBe(0);
+    pages.changed('a11', true);
+    expect(read).toBeGreaterThan(0);
+    // Applied in order, as if the maps had been there: page 0, documents only.
+    expect(sorted(pages).map((p) => [p.page, p.fieldsOnly])).toEqual([[0, true]]);
+  });
 });
