@@ -21,7 +21,9 @@ export function addPanel(root: HTMLElement, app: App): void {
       try {
         if (kind.value === 'fact') await app.memory.facts.add({ ...common, category: category.value as (typeof CATEGORIES)[number] });
         else await app.memory.episodes.add(common);
-        text.value = '';
+        // Cleared only if it still holds what was added: the lists refresh on the write's change event, which can
+        // arrive before this call's answer, and whatever was typed meanwhile is the next memory, not this one.
+        if (text.value === common.text) text.value = '';
         app.refresh();
       } catch (e) {
         error.textContent = (e as Error).message;
