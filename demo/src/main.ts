@@ -95,10 +95,14 @@ async function boot(): Promise<void> {
     Data: dataTab,
   };
   const tabBody = $('tab-body');
-  const draw = async () => {
+  const drawOnce = async () => {
     mount($('tabs'), Object.keys(tabs).map((name) => h('button', { id: `tab-${name.toLowerCase()}`, 'aria-selected': String(name === activeTab), onclick: () => { activeTab = name; void draw(); } }, name)));
     await tabs[activeTab]!(tabBody, app);
   };
+  // One draw at a time, in the order asked: a tab mounts after its reads, and a draw whose reads answered late
+  // (a refresh on a write's change event) must not replace the tab a later click drew.
+  let drawing: Promise<void> = Promise.resolve();
+  const draw = () => (drawing = drawing.then(drawOnce, drawOnce));
   const app: App = {
     memory,
     userId: () => userInput.value.trim() || 'demo-user',
